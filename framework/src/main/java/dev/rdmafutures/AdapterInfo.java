@@ -1,0 +1,163 @@
+package dev.rdmafutures;
+
+import java.util.Objects;
+
+/**
+ * What the provider's adapter can do (NDK's {@code NDK_ADAPTER_INFO}): read-limit maxima, private-data sizes per
+ * connection phase, and optional capabilities. Immutable; providers build it with {@link #builder()}.
+ */
+public final class AdapterInfo {
+    /** The wire family an adapter speaks: it decides private-data sizes and who can interoperate. */
+    public enum Transport {
+        /** iWARP: MPA/DDP/RDMAP over TCP (the {@code soft} provider, siw, iWARP NICs). */
+        IWARP,
+        /** RDMA over Converged Ethernet (rxe, RoCE NICs). */
+        ROCE,
+        /** InfiniBand. */
+        INFINIBAND
+    }
+
+    private final String providerName;
+    private final String deviceName;
+    private final Transport transport;
+    private final int maxInboundReadLimit;
+    private final int maxOutboundReadLimit;
+    private final int maxConnectPrivateData;
+    private final int maxAcceptPrivateData;
+    private final int maxRejectPrivateData;
+    private final boolean readLocalInvalidateSupported;
+
+    private AdapterInfo(Builder b) {
+        this.providerName = Objects.requireNonNull(b.providerName, "providerName");
+        this.deviceName = Objects.requireNonNull(b.deviceName, "deviceName");
+        this.transport = Objects.requireNonNull(b.transport, "transport");
+        this.maxInboundReadLimit = b.maxInboundReadLimit;
+        this.maxOutboundReadLimit = b.maxOutboundReadLimit;
+        this.maxConnectPrivateData = b.maxConnectPrivateData;
+        this.maxAcceptPrivateData = b.maxAcceptPrivateData;
+        this.maxRejectPrivateData = b.maxRejectPrivateData;
+        this.readLocalInvalidateSupported = b.readLocalInvalidateSupported;
+    }
+
+    /** A builder for providers; every limit must be set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The provider's name, as given to {@link RdmaRuntime.Builder#provider(String)}. */
+    public String providerName() {
+        return providerName;
+    }
+
+    /** The device, e.g. {@code rxe0}, {@code siw0}, or {@code soft-tcp}. */
+    public String deviceName() {
+        return deviceName;
+    }
+
+    /** The wire family. */
+    public Transport transport() {
+        return transport;
+    }
+
+    /** The most inbound reads the adapter lets a peer have in flight (NDK {@code MaxInboundReadLimit}). */
+    public int maxInboundReadLimit() {
+        return maxInboundReadLimit;
+    }
+
+    /** The most outbound reads the adapter lets us have in flight (NDK {@code MaxOutboundReadLimit}). */
+    public int maxOutboundReadLimit() {
+        return maxOutboundReadLimit;
+    }
+
+    /** The most private data a connect request carries. */
+    public int maxConnectPrivateData() {
+        return maxConnectPrivateData;
+    }
+
+    /** The most private data an accept carries. */
+    public int maxAcceptPrivateData() {
+        return maxAcceptPrivateData;
+    }
+
+    /** The most private data a reject carries. */
+    public int maxRejectPrivateData() {
+        return maxRejectPrivateData;
+    }
+
+    /** Whether the {@code RDMA_READ_LOCAL_INVALIDATE} read flag is honoured (NDK ignores it elsewhere). */
+    public boolean isReadLocalInvalidateSupported() {
+        return readLocalInvalidateSupported;
+    }
+
+    @Override
+    public String toString() {
+        return "AdapterInfo[" + providerName + "/" + deviceName + " " + transport
+                + ", readLimits in<=" + maxInboundReadLimit + " out<=" + maxOutboundReadLimit
+                + ", privateData connect<=" + maxConnectPrivateData + " accept<=" + maxAcceptPrivateData
+                + " reject<=" + maxRejectPrivateData + "]";
+    }
+
+    /** Builds an {@link AdapterInfo}; {@link #build()} validates that every limit is set and sane. */
+    public static final class Builder {
+        private String providerName;
+        private String deviceName;
+        private Transport transport;
+        private int maxInboundReadLimit = -1;
+        private int maxOutboundReadLimit = -1;
+        private int maxConnectPrivateData = -1;
+        private int maxAcceptPrivateData = -1;
+        private int maxRejectPrivateData = -1;
+        private boolean readLocalInvalidateSupported;
+
+        private Builder() {
+        }
+
+        /** The provider's name. */
+        public Builder providerName(String name) {
+            this.providerName = name;
+            return this;
+        }
+
+        /** The device's name. */
+        public Builder deviceName(String name) {
+            this.deviceName = name;
+            return this;
+        }
+
+        /** The wire family. */
+        public Builder transport(Transport t) {
+            this.transport = t;
+            return this;
+        }
+
+        /** Read-limit maxima, each 0..{@link ReadLimits#MAX}. */
+        public Builder maxReadLimits(int inbound, int outbound) {
+            this.maxInboundReadLimit = inbound;
+            this.maxOutboundReadLimit = outbound;
+            return this;
+        }
+
+        /** Private-data maxima for connect, accept and reject. */
+        public Builder maxPrivateData(int connect, int accept, int reject) {
+            this.maxConnectPrivateData = connect;
+            this.maxAcceptPrivateData = accept;
+            this.maxRejectPrivateData = reject;
+            return this;
+        }
+
+        /** Whether reads can invalidate their local buffer's token. */
+        public Builder readLocalInvalidateSupported(boolean supported) {
+            this.readLocalInvalidateSupported = supported;
+            return this;
+        }
+
+        /** Validates and builds. */
+        public AdapterInfo build() {
+            new ReadLimits(maxInboundReadLimit, maxOutboundReadLimit);
+            if (maxConnectPrivateData < 0 || maxAcceptPrivateData < 0 || maxRejectPrivateData < 0) {
+                throw new IllegalStateException("private-data maxima must be set and non-negative");
+            }
+            return new AdapterInfo(this);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.rdmafutures;
+
+import dev.rdmafutures.spi.ConnectSpec;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/** The connect-request builder; single use: a second {@code start()} fails with CONNECTION_ACTIVE. */
+final class ConnectRequestImpl implements ConnectRequest {
+    private final RdmaRuntime runtime;
+    private final InetSocketAddress destination;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private ReadLimits readLimits = ReadLimits.DEFAULT;
+    private byte[] privateData = new byte[0];
+    private InetSocketAddress localAddress;
+    private SharedEndpointImpl shared;
+    private Duration timeout;
+    private Consumer<DisconnectReason> onDisconnect;
+    private boolean twoPhase;
+
+    ConnectRequestImpl(RdmaRuntime runtime, InetSocketAddress destination) {
+        this.runtime = runtime;
+        this.destination = Validation.destination(destination);
+        this.timeout = runtime.connectTimeout();
+    }
+
+    @Override
+    public ConnectRequest withReadLimits(int inbound, int outbound) {
+        this.readLimits = ReadLimits.requested(inbound, outbound);
+        return this;
+    }
+
+    @Override
+    public ConnectRequest withPrivateData(byte[] data) {
+        this.privateData = Validation.privateData(data);
+        return this;
+    }
+
+    @Override
+    public ConnectRequest from(InetSocketAddress local) {
+        this.localAddress = Validation.local(local, "localAddress");
+        this.shared = null;
+        return this;
+    }
+
+    @Override
+    public ConnectRequest from(SharedEndpoint sharedEndpoint) {
+        Objects.requireNonNull(sharedEndpoint, "sharedEndpoint");
+        if (!(sharedEndpoint instanceof SharedEndpointImpl impl) || !runtime.owns(impl)) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "shared endpoint " + sharedEndpoint
+                    + " does not belong to this runtime");
+        }
+        this.shared = impl;
+        this.localAddress = null;
+        return this;
+    }
+
+    @Override
+    public ConnectRequest withTimeout(Duration connectTimeout) {
+        this.timeout = Validation.timeout(connectTimeout, "connect timeout");
+        return this;
+    }
+
+    @Override
+    public ConnectRequest onDisconnect(Consumer<DisconnectReason> callback) {
+        this.onDisconnect = Objects.requireNonNull(callback, "callback");
+        return this;
+    }
+
+    @Override
+    public DeferredConnectRequest deferCompletion() {
+        this.twoPhase = true;
+        return this::startDeferred;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<RdmaConnection> start() {
+        if (twoPhase) {
+            throw new IllegalStateException("deferCompletion() was called: start() of the DeferredConnectRequest "
+                    + "it returned gives the PendingConnection");
+        }
+        return (CompletableFuture<RdmaConnection>) launch();
+    }
+
+    @SuppressWarnings("unchecked")
+    CompletableFuture<PendingConnection> startDeferred() {
+        return (CompletableFuture<PendingConnection>) launch();
+    }
+
+    private CompletableFuture<?> launch() {
+        if (!started.compareAndSet(false, true)) {
+            return RdmaFuture.failed(new RdmaException(Status.CONNECTION_ACTIVE,
+                    "this request to " + destination + " was already started; build a new one per connection"));
+        }
+        if (runtime.isClosed()) {
+            return RdmaFuture.failed(Validation.closed("connect"));
+        }
+        int max = runtime.adapterInfo().maxConnectPrivateData();
+        if (privateData.length > max) {
+            return RdmaFuture.failed(Validation.overflow("connect", privateData.length, max));
+        }
+        ConnectSpec spec = new ConnectSpec(destination, localAddress, shared == null ? null : shared.address(),
+                readLimits, privateData, twoPhase);
+        return ActiveConnect.start(runtime, spec, timeout, shared, onDisconnect);
+    }
+}

@@ -1,0 +1,56 @@
+package dev.rdmafutures;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * An incoming connection request (NDK's connect event), answered once with {@link #accept()} (NdkAcceptEx) or
+ * {@link #reject(byte[])} (NdkReject). A second answer fails with {@link Status#INVALID_DEVICE_STATE}.
+ */
+public interface ConnectionRequest {
+    /** The connecting peer's address. */
+    InetSocketAddress remoteAddress();
+
+    /** The local address the request came in on. */
+    InetSocketAddress localAddress();
+
+    /** The private data the peer sent, a fresh copy. */
+    byte[] privateData();
+
+    /** The read limits the peer asked for (its inbound and outbound), before negotiation. */
+    ReadLimits requestedReadLimits();
+
+    /**
+     * The read limits to accept with; each 1..{@link ReadLimits#MAX}.
+     *
+     * @throws RdmaException {@link Status#INVALID_PARAMETER} when out of range
+     */
+    ConnectionRequest withReadLimits(int inbound, int outbound);
+
+    /**
+     * Private data sent back with the accept, copied now; longer than {@link AdapterInfo#maxAcceptPrivateData()}
+     * fails {@link #accept()} with {@link Status#BUFFER_OVERFLOW}.
+     */
+    ConnectionRequest withPrivateData(byte[] privateData);
+
+    /**
+     * NDK's disconnect event callback: run exactly once when the peer ends the connection (never when we do), on
+     * the poller or the runtime's completion executor.
+     */
+    ConnectionRequest onDisconnect(Consumer<DisconnectReason> callback);
+
+    /**
+     * Accepts. The future completes once the connection is established: when the peer has completed its side
+     * (two-phase peers) or our reply is sent (peers that do not confirm). It fails with
+     * {@link Status#CONNECTION_ABORTED} if the peer gave up, {@link Status#IO_TIMEOUT} if it never completed.
+     */
+    CompletableFuture<RdmaConnection> accept();
+
+    /**
+     * Rejects; the peer's connect fails with {@link Status#CONNECTION_REFUSED} carrying {@code privateData}.
+     * Longer than {@link AdapterInfo#maxRejectPrivateData()} fails with {@link Status#BUFFER_OVERFLOW} and leaves
+     * the request unanswered. The future completes when the rejection has been sent.
+     */
+    CompletableFuture<Void> reject(byte[] privateData);
+}

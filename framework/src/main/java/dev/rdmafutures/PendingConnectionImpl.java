@@ -1,0 +1,63 @@
+package dev.rdmafutures;
+
+import dev.rdmafutures.spi.PendingHandle;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** A two-phase connect the peer accepted; {@link #complete()} or {@link #reject()} hands the decision to the poller. */
+final class PendingConnectionImpl implements PendingConnection {
+    private final ActiveConnect connect;
+    private final PendingHandle handle;
+    private final ConnectionData data;
+    private final AtomicBoolean decided = new AtomicBoolean();
+    private final RdmaFuture<Void> rejected = new RdmaFuture<>();
+
+    PendingConnectionImpl(ActiveConnect connect, PendingHandle handle, ConnectionData data) {
+        this.connect = connect;
+        this.handle = handle;
+        this.data = data;
+    }
+
+    @Override
+    public ConnectionData connectionData() {
+        return data;
+    }
+
+    @Override
+    public CompletableFuture<RdmaConnection> complete() {
+        if (!decided.compareAndSet(false, true)) {
+            return RdmaFuture.failed(alreadyDecided());
+        }
+        if (!connect.poller().execute(handle::complete)) {
+            return RdmaFuture.failed(Validation.closed("complete"));
+        }
+        return connect.establishedFuture();
+    }
+
+    @Override
+    public CompletableFuture<Void> reject() {
+        if (!decided.compareAndSet(false, true)) {
+            return RdmaFuture.failed(alreadyDecided());
+        }
+        if (!connect.poller().execute(() -> {
+            handle.reject();
+            rejected.complete(null);
+        })) {
+            rejected.complete(null); // the runtime's close released the transport already
+        }
+        return rejected;
+    }
+
+    /** The pending deadline passed: abandon the connection; a later complete() sees the timeout. */
+    void expire(RdmaException timeout) {
+        if (decided.compareAndSet(false, true)) {
+            connect.establishedFuture().completeExceptionally(timeout);
+            handle.reject();
+        }
+    }
+
+    private RdmaException alreadyDecided() {
+        return new RdmaException(Status.INVALID_DEVICE_STATE, "pending connection to " + connect.destination()
+                + " was already completed, rejected or expired");
+    }
+}

@@ -1,0 +1,56 @@
+package dev.rdmafutures;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+
+/** Argument checks shared by the API's builders: each failure is an {@link RdmaException} that names the fix. */
+final class Validation {
+    static final Duration MAX_TIMEOUT = Duration.ofDays(1);
+
+    private Validation() {
+    }
+
+    static InetSocketAddress destination(InetSocketAddress address) {
+        Objects.requireNonNull(address, "destination");
+        resolved(address, "destination");
+        if (address.getPort() == 0) {
+            throw new RdmaException(Status.INVALID_ADDRESS, "destination port must be 1..65535, not 0");
+        }
+        return address;
+    }
+
+    static InetSocketAddress local(InetSocketAddress address, String what) {
+        Objects.requireNonNull(address, what);
+        return resolved(address, what);
+    }
+
+    private static InetSocketAddress resolved(InetSocketAddress address, String what) {
+        if (address.isUnresolved()) {
+            throw new RdmaException(Status.INVALID_ADDRESS,
+                    what + " " + address.getHostString() + " is unresolved; resolve it before connecting");
+        }
+        return address;
+    }
+
+    static Duration timeout(Duration timeout, String what) {
+        Objects.requireNonNull(timeout, what);
+        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_TIMEOUT) > 0) {
+            throw new RdmaException(Status.INVALID_PARAMETER, what + " must be positive and at most a day: " + timeout);
+        }
+        return timeout;
+    }
+
+    static byte[] privateData(byte[] data) {
+        return Objects.requireNonNull(data, "privateData (use an empty array for none)").clone();
+    }
+
+    static RdmaException overflow(String phase, int length, int max) {
+        return new RdmaException(Status.BUFFER_OVERFLOW,
+                phase + " private data is " + length + " bytes; this adapter carries at most " + max);
+    }
+
+    static RdmaException closed(String what) {
+        return new RdmaException(Status.INVALID_DEVICE_STATE, what + ": the runtime is closed");
+    }
+}

@@ -1,0 +1,208 @@
+package dev.rdmafutures.poller;
+
+import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.spi.Cancellable;
+import dev.rdmafutures.spi.EventLoop;
+import dev.rdmafutures.spi.PollerContext;
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One poller: a thread running a duty cycle of (commands from other threads, the provider's event loop, due
+ * deadlines), then its idle strategy. The event loop and everything reachable from it are confined to this thread;
+ * other threads reach them only through {@link #execute(Runnable)} (Aeron's Sender/SenderProxy split).
+ *
+ * <p>Sleeping without losing a wake-up: before blocking the poller publishes {@code sleeping}, re-checks its
+ * command queue, then blocks; a submitter enqueues, then wakes the event loop only if it saw {@code sleeping}.
+ */
+public final class Poller implements PollerContext {
+    private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
+    private static final int COMMANDS_PER_CYCLE = 256;
+
+    private final String name;
+    private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final Deadlines deadlines = new Deadlines();
+    private final DutyCycleErrors errors;
+    private final Idler idler;
+    private final PollerThread thread;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private EventLoop loop;
+    private volatile boolean sleeping;
+    private volatile boolean running = true;
+    private volatile boolean accepting = true;
+    private final AtomicInteger submitting = new AtomicInteger();
+
+    /**
+     * Creates a poller; {@code loopFactory} is called once, here, to create the event loop it will own.
+     */
+    public Poller(String name, IdleStrategy idleStrategy, DutyCycleErrors errors,
+                  Function<PollerContext, EventLoop> loopFactory) {
+        this.name = name;
+        this.errors = errors;
+        this.idler = Idler.of(idleStrategy, this::block);
+        this.loop = loopFactory.apply(this);
+        this.thread = new PollerThread(this::run, name);
+    }
+
+    /** Starts the thread. */
+    public void start() {
+        thread.start();
+    }
+
+    /** The event loop this poller owns. Touch it only from {@link #execute(Runnable)} tasks. */
+    public EventLoop eventLoop() {
+        return loop;
+    }
+
+    @Override
+    public boolean execute(Runnable command) {
+        // The counter brackets the accepting check and the offer, so shutdown can wait out every submitter that
+        // saw the poller accepting before it drains the queue a last time: no command is ever stranded.
+        submitting.incrementAndGet();
+        try {
+            if (!accepting) {
+                return false;
+            }
+            commands.offer(command);
+            if (sleeping) {
+                loop.wakeup();
+            }
+            return true;
+        } finally {
+            submitting.decrementAndGet();
+        }
+    }
+
+    @Override
+    public Cancellable schedule(Duration delay, Runnable task) {
+        assertOnPoller();
+        return deadlines.schedule(System.nanoTime() + delay.toNanos(), task);
+    }
+
+    @Override
+    public boolean inPollerThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    @Override
+    public void recordError(String where, Throwable error) {
+        errors.record(where, error);
+    }
+
+    private void assertOnPoller() {
+        if (!inPollerThread()) {
+            throw new IllegalStateException("poller state touched from " + Thread.currentThread().getName()
+                    + "; only " + name + " may do that");
+        }
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                idler.idle(doWork());
+            }
+        } catch (Throwable fatal) {
+            LOG.error("poller {} stopped by an error it could not contain", name, fatal);
+        } finally {
+            shutDownOnThread();
+        }
+    }
+
+    /** One duty cycle; returns the work done, 0 when idle. */
+    int doWork() {
+        int work = 0;
+        Runnable command;
+        while (work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null) {
+            runGuarded("command", command);
+            work++;
+        }
+        try {
+            work += loop.poll();
+        } catch (Throwable t) {
+            errors.record("event loop poll", t);
+            work++;
+        }
+        work += deadlines.runDue(System.nanoTime(), errors);
+        return work;
+    }
+
+    private void runGuarded(String where, Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable t) {
+            errors.record(where, t);
+        }
+    }
+
+    private void block(long maxNanos) {
+        long wait = Math.min(maxNanos, deadlines.nanosUntilNext(System.nanoTime()));
+        if (wait <= 0) {
+            return;
+        }
+        sleeping = true;
+        try {
+            if (commands.isEmpty() && running) {
+                loop.await(wait);
+            }
+        } catch (Throwable t) {
+            errors.record("event loop await", t);
+        } finally {
+            sleeping = false;
+        }
+    }
+
+    private void shutDownOnThread() {
+        accepting = false;
+        try {
+            loop.close();
+        } catch (Throwable t) {
+            errors.record("event loop close", t);
+        }
+        while (submitting.get() != 0) {
+            Thread.onSpinWait();
+        }
+        // Commands that raced with the close still run: the closed loop fails their operations cleanly.
+        Runnable command;
+        while ((command = commands.poll()) != null) {
+            runGuarded("command after close", command);
+        }
+        stopped.countDown();
+        LOG.debug("poller {} stopped", name);
+    }
+
+    /**
+     * Asks the poller to stop: it closes its event loop (failing what is outstanding), then its thread ends.
+     * Waits up to {@code timeout} unless called from this poller's own thread.
+     *
+     * @return whether the thread had ended within the timeout
+     */
+    public boolean close(Duration timeout) {
+        running = false;
+        loop.wakeup();
+        if (inPollerThread()) {
+            return false;
+        }
+        try {
+            boolean done = stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (done) {
+                thread.join(TimeUnit.NANOSECONDS.toMillis(timeout.toNanos()) + 1);
+            }
+            return done && !thread.isAlive();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** The poller thread's name. */
+    public String name() {
+        return name;
+    }
+}

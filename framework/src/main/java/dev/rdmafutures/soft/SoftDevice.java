@@ -1,0 +1,162 @@
+package dev.rdmafutures.soft;
+
+import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.soft.mpa.MpaMessage;
+import dev.rdmafutures.spi.BoundListener;
+import dev.rdmafutures.spi.EventLoop;
+import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.spi.ProviderConfig;
+import dev.rdmafutures.spi.ProviderDevice;
+import dev.rdmafutures.spi.SharedAddress;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The soft provider opened for one runtime: adapter limits, options, and the event loops of its pollers. */
+final class SoftDevice implements ProviderDevice {
+    /** siw's per-QP maxima (SIW_MAX_IRD_QP / SIW_MAX_ORD_QP), so that both ends offer alike. */
+    static final int MAX_READ_LIMIT = 128;
+    static final String OPTION_CRC = "soft.crc";
+
+    private final ProviderConfig config;
+    private final boolean crcRequested;
+    private final AdapterInfo adapterInfo;
+    private final List<SoftEventLoop> loops = new CopyOnWriteArrayList<>();
+    private final AtomicInteger nextLoop = new AtomicInteger();
+    private final Set<InetSocketAddress> sharedAddresses = ConcurrentHashMap.newKeySet();
+
+    SoftDevice(ProviderConfig config) {
+        this.config = config;
+        this.crcRequested = parseOptions(config.options());
+        int pd = MpaMessage.MAX_CONSUMER_PRIVATE_DATA;
+        this.adapterInfo = AdapterInfo.builder()
+                .providerName(SoftProvider.NAME)
+                .deviceName("soft-tcp")
+                .transport(AdapterInfo.Transport.IWARP)
+                .maxReadLimits(MAX_READ_LIMIT, MAX_READ_LIMIT)
+                .maxPrivateData(pd, pd, pd)
+                .build();
+    }
+
+    private static boolean parseOptions(Map<String, String> options) {
+        boolean crc = true;
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            if (!e.getKey().startsWith(SoftProvider.NAME + ".")) {
+                continue;
+            }
+            if (!e.getKey().equals(OPTION_CRC)) {
+                throw new RdmaException(Status.INVALID_PARAMETER,
+                        "unknown option " + e.getKey() + "; the soft provider knows " + OPTION_CRC);
+            }
+            String v = e.getValue();
+            if (!v.equals("true") && !v.equals("false")) {
+                throw new RdmaException(Status.INVALID_PARAMETER, OPTION_CRC + " must be true or false: " + v);
+            }
+            crc = Boolean.parseBoolean(v);
+        }
+        return crc;
+    }
+
+    ProviderConfig config() {
+        return config;
+    }
+
+    boolean crcRequested() {
+        return crcRequested;
+    }
+
+    @Override
+    public AdapterInfo adapterInfo() {
+        return adapterInfo;
+    }
+
+    @Override
+    public EventLoop newEventLoop(PollerContext poller) {
+        SoftEventLoop loop = new SoftEventLoop(this, poller);
+        loops.add(loop);
+        return loop;
+    }
+
+    /** The loop that takes the next accepted connection, round robin. */
+    SoftEventLoop nextLoop() {
+        return loops.get(Math.floorMod(nextLoop.getAndIncrement(), loops.size()));
+    }
+
+    @Override
+    public BoundListener bindListener(InetSocketAddress address, int backlog) {
+        if (address.getPort() != 0 && isShared(address)) {
+            throw new RdmaException(Status.SHARING_VIOLATION,
+                    "port " + address.getPort() + " belongs to a shared endpoint; a listener may not share it");
+        }
+        ServerSocketChannel channel;
+        try {
+            channel = ServerSocketChannel.open();
+        } catch (IOException e) {
+            throw SocketErrors.resources(e, "open listener");
+        }
+        try {
+            channel.configureBlocking(false);
+            channel.bind(address, backlog);
+            return new SoftListener(this, channel);
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw SocketErrors.onBind(e, address);
+        }
+    }
+
+    private boolean isShared(InetSocketAddress address) {
+        for (InetSocketAddress shared : sharedAddresses) {
+            if (shared.getPort() == address.getPort()
+                    && (shared.getAddress().isAnyLocalAddress() || address.getAddress().isAnyLocalAddress()
+                        || shared.getAddress().equals(address.getAddress()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public SharedAddress reserveSharedAddress(InetSocketAddress address) {
+        // An unconnected socket bound with SO_REUSEADDR holds the port; every connect from the endpoint binds the
+        // same address with SO_REUSEADDR too, which Linux allows as long as no socket on it listens.
+        SocketChannel anchor;
+        try {
+            anchor = SocketChannel.open();
+        } catch (IOException e) {
+            throw SocketErrors.resources(e, "open shared endpoint");
+        }
+        try {
+            anchor.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            anchor.bind(address);
+            InetSocketAddress bound = (InetSocketAddress) anchor.getLocalAddress();
+            sharedAddresses.add(bound);
+            return new SoftSharedAddress(bound, anchor, () -> sharedAddresses.remove(bound));
+        } catch (IOException e) {
+            closeQuietly(anchor);
+            throw SocketErrors.onBind(e, address);
+        }
+    }
+
+    static void closeQuietly(java.nio.channels.Channel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // Closing a socket can only fail in ways that leave nothing more to release.
+        }
+    }
+
+    @Override
+    public void close() {
+        loops.clear();
+    }
+}

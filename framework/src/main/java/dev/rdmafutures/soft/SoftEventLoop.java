@@ -1,0 +1,164 @@
+package dev.rdmafutures.soft;
+
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.BoundListener;
+import dev.rdmafutures.spi.ConnectAttempt;
+import dev.rdmafutures.spi.ConnectEvents;
+import dev.rdmafutures.spi.ConnectSpec;
+import dev.rdmafutures.spi.ConnectionEvents;
+import dev.rdmafutures.spi.EventLoop;
+import dev.rdmafutures.spi.ListenEvents;
+import dev.rdmafutures.spi.PollerContext;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/** One poller's selector and the sockets registered with it. Confined to the poller thread but {@link #wakeup()}. */
+final class SoftEventLoop implements EventLoop {
+    private final SoftDevice device;
+    private final PollerContext poller;
+    private final Selector selector;
+    private final Set<SelectionHandler> handlers = new LinkedHashSet<>();
+    private boolean closed;
+
+    SoftEventLoop(SoftDevice device, PollerContext poller) {
+        this.device = device;
+        this.poller = poller;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw SocketErrors.resources(e, "open selector");
+        }
+    }
+
+    SoftDevice device() {
+        return device;
+    }
+
+    PollerContext poller() {
+        return poller;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    SelectionKey register(SelectableChannel channel, int ops, SelectionHandler handler) throws ClosedChannelException {
+        SelectionKey key = channel.register(selector, ops, handler);
+        handlers.add(handler);
+        return key;
+    }
+
+    void deregister(SelectionHandler handler) {
+        handlers.remove(handler);
+    }
+
+    @Override
+    public int poll() {
+        if (closed) {
+            return 0;
+        }
+        try {
+            selector.selectNow();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return dispatchSelected();
+    }
+
+    @Override
+    public void await(long maxNanos) {
+        if (closed) {
+            return;
+        }
+        try {
+            selector.select(Math.max(1, maxNanos / 1_000_000));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private int dispatchSelected() {
+        Set<SelectionKey> ready = selector.selectedKeys();
+        if (ready.isEmpty()) {
+            return 0;
+        }
+        int work = 0;
+        for (Iterator<SelectionKey> it = ready.iterator(); it.hasNext(); ) {
+            SelectionKey key = it.next();
+            it.remove();
+            if (key.isValid()) {
+                SelectionHandler handler = (SelectionHandler) key.attachment();
+                try {
+                    handler.onReady(key);
+                } catch (RuntimeException e) {
+                    poller.recordError("soft socket handler", e);
+                }
+                work++;
+            }
+        }
+        return work;
+    }
+
+    @Override
+    public void wakeup() {
+        selector.wakeup();
+    }
+
+    @Override
+    public ConnectAttempt connect(ConnectSpec spec, ConnectionEvents connectionEvents, ConnectEvents events) {
+        if (closed) {
+            events.onFailed(new RdmaException(Status.CANCELED, "the runtime is closing"));
+            return error -> { };
+        }
+        return MpaEndpoint.connect(this, spec, connectionEvents, events);
+    }
+
+    @Override
+    public void listen(BoundListener listener, ListenEvents events) {
+        if (closed) {
+            listener.close();
+            return;
+        }
+        ((SoftListener) listener).startAccepting(this, events);
+    }
+
+    /** Takes over a socket a listener accepted; the MPA exchange starts here. */
+    void adoptPassive(SocketChannel channel, ListenEvents events) {
+        if (closed) {
+            SoftDevice.closeQuietly(channel);
+            return;
+        }
+        MpaEndpoint.accepted(this, channel, events);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (SelectionHandler handler : new ArrayList<>(handlers)) {
+            try {
+                handler.onLoopClosed();
+            } catch (RuntimeException e) {
+                poller.recordError("soft close", e);
+            }
+        }
+        handlers.clear();
+        try {
+            selector.close();
+        } catch (IOException e) {
+            poller.recordError("close selector", e);
+        }
+    }
+}

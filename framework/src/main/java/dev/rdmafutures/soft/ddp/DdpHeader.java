@@ -1,0 +1,65 @@
+package dev.rdmafutures.soft.ddp;
+
+import java.nio.ByteBuffer;
+
+/**
+ * DDP segment headers with the RDMAP control byte (RFC 5041 section 4, RFC 5040 section 4): two control bytes,
+ * then STag and tagged offset (tagged) or reserved-for-ULP, queue number, MSN and message offset (untagged).
+ */
+public final class DdpHeader {
+    /** Tagged header: control (2), STag (4), tagged offset (8). */
+    public static final int TAGGED_LENGTH = 14;
+    /** Untagged header: control (2), reserved for ULP (4), queue number (4), MSN (4), message offset (4). */
+    public static final int UNTAGGED_LENGTH = 18;
+
+    static final int TAGGED = 0x80;
+    static final int LAST = 0x40;
+    static final int DDP_VERSION = 1;
+    static final int RDMAP_VERSION = 1;
+
+    /** RDMAP opcode of an RDMA Write. */
+    public static final int OPCODE_RDMA_WRITE = 0;
+
+    private DdpHeader() {
+    }
+
+    /** Writes a tagged, last-segment header for {@code opcode} at {@code out}'s position. */
+    public static void putTagged(ByteBuffer out, int opcode, int stag, long taggedOffset) {
+        out.put((byte) (TAGGED | LAST | DDP_VERSION)).put((byte) ((RDMAP_VERSION << 6) | opcode))
+                .putInt(stag).putLong(taggedOffset);
+    }
+
+    /** Whether {@code ulpdu} is a tagged, last segment. */
+    public static boolean isTaggedLast(ByteBuffer ulpdu) {
+        int c = ulpdu.get(ulpdu.position()) & 0xFF;
+        return (c & (TAGGED | LAST)) == (TAGGED | LAST);
+    }
+
+    /** The DDP version in the first control byte. */
+    public static int ddpVersion(ByteBuffer ulpdu) {
+        return ulpdu.get(ulpdu.position()) & 0x03;
+    }
+
+    /** The RDMAP version in the second control byte. */
+    public static int rdmapVersion(ByteBuffer ulpdu) {
+        return (ulpdu.get(ulpdu.position() + 1) & 0xFF) >>> 6;
+    }
+
+    /** The RDMAP opcode in the second control byte. */
+    public static int opcode(ByteBuffer ulpdu) {
+        return ulpdu.get(ulpdu.position() + 1) & 0x0F;
+    }
+
+    /** A whole zero-length RDMA Write ULPDU, the ready-to-receive message of RFC 6581 that we send. */
+    public static ByteBuffer zeroLengthWrite() {
+        ByteBuffer b = ByteBuffer.allocate(TAGGED_LENGTH);
+        putTagged(b, OPCODE_RDMA_WRITE, 0, 0L);
+        return b.flip();
+    }
+
+    /** Whether {@code ulpdu} is a zero-length RDMA Write: a tagged last segment with no payload. */
+    public static boolean isZeroLengthWrite(ByteBuffer ulpdu) {
+        return ulpdu.remaining() == TAGGED_LENGTH && isTaggedLast(ulpdu) && opcode(ulpdu) == OPCODE_RDMA_WRITE
+                && ddpVersion(ulpdu) == DDP_VERSION && rdmapVersion(ulpdu) == RDMAP_VERSION;
+    }
+}

@@ -1,0 +1,95 @@
+package dev.rdmafutures.soft.mpa;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * MPA's framing of an established stream (RFC 5044 section 4): each FPDU is a 16-bit ULPDU length, the ULPDU (a
+ * DDP segment), pad to a 4-byte boundary, and a CRC32c over all of that (zero when CRC was not negotiated).
+ * Markers are not supported: connection setup refuses peers that ask for them.
+ */
+public final class FpduFraming {
+    /** Bytes before the ULPDU. */
+    public static final int LENGTH_FIELD = 2;
+    /** Bytes of the CRC trailer, present with or without CRC. */
+    public static final int CRC_FIELD = 4;
+
+    private final boolean crcEnabled;
+    private final CRC32C crc = new CRC32C();
+
+    /** Framing with or without CRC32c. */
+    public FpduFraming(boolean crcEnabled) {
+        this.crcEnabled = crcEnabled;
+    }
+
+    /** Whether CRC32c is computed and checked. */
+    public boolean crcEnabled() {
+        return crcEnabled;
+    }
+
+    /** The pad that brings length field plus ULPDU to a multiple of 4. */
+    public static int padFor(int ulpduLength) {
+        return -(LENGTH_FIELD + ulpduLength) & 3;
+    }
+
+    /** The whole FPDU's size on the wire for a ULPDU of {@code ulpduLength} bytes. */
+    public static int fpduLength(int ulpduLength) {
+        return LENGTH_FIELD + ulpduLength + padFor(ulpduLength) + CRC_FIELD;
+    }
+
+    /** Frames {@code ulpdu} (consumed) into {@code out}, which needs {@link #fpduLength} bytes of room. */
+    public void frame(ByteBuffer ulpdu, ByteBuffer out) {
+        int ulpduLength = ulpdu.remaining();
+        int start = out.position();
+        out.putShort((short) ulpduLength).put(ulpdu);
+        for (int i = padFor(ulpduLength); i > 0; i--) {
+            out.put((byte) 0);
+        }
+        out.putInt(crcEnabled ? wireCrc(out, start, out.position() - start) : 0);
+    }
+
+    /**
+     * If {@code in} holds a whole FPDU at its position, checks it and returns its ULPDU as a slice, advancing
+     * {@code in} past the FPDU; returns null, consuming nothing, when more bytes are needed.
+     *
+     * @param maxUlpdu the largest ULPDU this side accepts
+     * @throws MpaProtocolException for a ULPDU too large or too small, or a CRC mismatch
+     */
+    public ByteBuffer unframe(ByteBuffer in, int minUlpdu, int maxUlpdu) throws MpaProtocolException {
+        if (in.remaining() < LENGTH_FIELD) {
+            return null;
+        }
+        int start = in.position();
+        int ulpduLength = in.getShort(start) & 0xFFFF;
+        if (ulpduLength < minUlpdu || ulpduLength > maxUlpdu) {
+            throw new MpaProtocolException(dev.rdmafutures.Status.INVALID_NETWORK_RESPONSE,
+                    "FPDU with ULPDU length " + ulpduLength + " outside " + minUlpdu + ".." + maxUlpdu);
+        }
+        int total = fpduLength(ulpduLength);
+        if (in.remaining() < total) {
+            return null;
+        }
+        int covered = total - CRC_FIELD;
+        int received = in.getInt(start + covered);
+        if (crcEnabled) {
+            int expected = wireCrc(in, start, covered);
+            if (expected != received) {
+                throw new MpaProtocolException(dev.rdmafutures.Status.INVALID_NETWORK_RESPONSE,
+                        String.format("FPDU CRC32c mismatch: received %08x, computed %08x", received, expected));
+            }
+        }
+        ByteBuffer ulpdu = in.slice(start + LENGTH_FIELD, ulpduLength);
+        in.position(start + total);
+        return ulpdu;
+    }
+
+    /**
+     * The CRC field as a big-endian int. The CRC32c value goes on the wire least significant byte first (iSCSI's
+     * convention, which Linux siw follows: its crc32c finaliser stores the value little-endian), hence the swap.
+     */
+    private int wireCrc(ByteBuffer b, int offset, int length) {
+        crc.reset();
+        crc.update(b.slice(offset, length));
+        return Integer.reverseBytes((int) crc.getValue());
+    }
+}

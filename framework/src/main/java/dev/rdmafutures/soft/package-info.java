@@ -1,0 +1,9 @@
+/**
+ * The {@code soft} provider: a pure-Java iWARP endpoint (MPA/DDP/RDMAP over TCP, RFC 5044/6581/5041/5040) driven by
+ * the poller through non-blocking NIO, with no thread per connection. It interoperates with Linux siw and iWARP
+ * NICs and is the default provider on machines without RDMA hardware.
+ *
+ * <p>Options ({@code RdmaRuntime.Builder#providerOption}): {@code soft.crc} = {@code true} (default) to ask for
+ * MPA CRC32c, {@code false} to leave it to the peer.
+ */
+package dev.rdmafutures.soft;

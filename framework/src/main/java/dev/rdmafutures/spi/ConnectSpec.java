@@ -1,0 +1,18 @@
+package dev.rdmafutures.spi;
+
+import dev.rdmafutures.ReadLimits;
+import java.net.InetSocketAddress;
+
+/**
+ * A validated connect request.
+ *
+ * @param destination   the listener's address
+ * @param localAddress  the source address to bind, or null for any
+ * @param sharedAddress the shared endpoint to connect from, or null
+ * @param readLimits    the limits asked for (not yet capped to the adapter)
+ * @param privateData   the request's private data, within the adapter's limit
+ * @param twoPhase      whether to stop after the peer accepts and report {@link ConnectEvents#onAccepted}
+ */
+public record ConnectSpec(InetSocketAddress destination, InetSocketAddress localAddress, SharedAddress sharedAddress,
+                          ReadLimits readLimits, byte[] privateData, boolean twoPhase) {
+}

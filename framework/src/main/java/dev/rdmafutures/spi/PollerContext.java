@@ -1,0 +1,22 @@
+package dev.rdmafutures.spi;
+
+import java.time.Duration;
+
+/** The services a poller offers the event loop it owns. */
+public interface PollerContext {
+    /**
+     * Runs {@code command} on this poller's thread. Thread-safe.
+     *
+     * @return false if the poller is shutting down and will not run it
+     */
+    boolean execute(Runnable command);
+
+    /** Runs {@code task} on this poller's thread after {@code delay}. Poller thread only. */
+    Cancellable schedule(Duration delay, Runnable task);
+
+    /** Whether the caller is this poller's thread. */
+    boolean inPollerThread();
+
+    /** Counts and logs (once per distinct cause) an error that a provider contained. */
+    void recordError(String where, Throwable error);
+}

@@ -1,0 +1,18 @@
+package dev.rdmafutures.spi;
+
+import java.net.InetSocketAddress;
+
+/** A provider's established connection. Poller thread only, except the address accessors. */
+public interface ProviderConnection {
+    /** Our address. Thread-safe. */
+    InetSocketAddress localAddress();
+
+    /** The peer's address. Thread-safe. */
+    InetSocketAddress remoteAddress();
+
+    /**
+     * Disconnects gracefully, bounded by the configured disconnect timeout; ends with
+     * {@link ConnectionEvents#onDisconnected} (LOCAL_DISCONNECT unless the peer was first).
+     */
+    void disconnect();
+}

@@ -1,0 +1,31 @@
+package dev.rdmafutures.spi;
+
+import dev.rdmafutures.AdapterInfo;
+import java.net.InetSocketAddress;
+
+/** A provider opened for one runtime: its adapter, and factories for per-poller event loops and bound addresses. */
+public interface ProviderDevice extends AutoCloseable {
+    /** The adapter's capabilities. Thread-safe. */
+    AdapterInfo adapterInfo();
+
+    /** Creates the event loop one poller will own; called once per poller, before the poller thread starts. */
+    EventLoop newEventLoop(PollerContext poller);
+
+    /**
+     * Binds a listening address on the caller's thread so that address errors are immediate.
+     *
+     * @throws dev.rdmafutures.RdmaException SHARING_VIOLATION, INVALID_ADDRESS, INSUFFICIENT_RESOURCES
+     */
+    BoundListener bindListener(InetSocketAddress address, int backlog);
+
+    /**
+     * Reserves a local address for a shared endpoint, on the caller's thread.
+     *
+     * @throws dev.rdmafutures.RdmaException SHARING_VIOLATION, INVALID_ADDRESS, TOO_MANY_ADDRESSES
+     */
+    SharedAddress reserveSharedAddress(InetSocketAddress address);
+
+    /** Releases device-wide resources; called after every event loop is closed. */
+    @Override
+    void close();
+}
