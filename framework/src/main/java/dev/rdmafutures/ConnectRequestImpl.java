@@ -49,7 +49,7 @@ final class ConnectRequestImpl implements ConnectRequest {
     @Override
     public ConnectRequest from(SharedEndpoint sharedEndpoint) {
         Objects.requireNonNull(sharedEndpoint, "sharedEndpoint");
-        if (!(sharedEndpoint instanceof SharedEndpointImpl impl) || !runtime.owns(impl)) {
+        if (!(sharedEndpoint instanceof SharedEndpointImpl impl) || !impl.belongsTo(runtime)) {
             throw new RdmaException(Status.INVALID_PARAMETER, "shared endpoint " + sharedEndpoint
                     + " does not belong to this runtime");
         }

@@ -124,7 +124,7 @@ public final class RdmaRuntime implements AutoCloseable {
             throw Validation.closed("sharedEndpoint");
         }
         SharedEndpointImpl[] self = new SharedEndpointImpl[1];
-        SharedEndpointImpl shared = new SharedEndpointImpl(device.reserveSharedAddress(local),
+        SharedEndpointImpl shared = new SharedEndpointImpl(this, device.reserveSharedAddress(local),
                 () -> sharedEndpoints.remove(self[0]));
         self[0] = shared;
         sharedEndpoints.add(shared);
@@ -177,10 +177,6 @@ public final class RdmaRuntime implements AutoCloseable {
 
     Duration connectTimeout() {
         return connectTimeout;
-    }
-
-    boolean owns(SharedEndpointImpl shared) {
-        return sharedEndpoints.contains(shared);
     }
 
     void forget(ListenerImpl listener) {

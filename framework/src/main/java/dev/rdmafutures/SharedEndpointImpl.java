@@ -7,12 +7,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** A shared endpoint: the provider's reserved address plus the destinations connected or connecting from it. */
 final class SharedEndpointImpl implements SharedEndpoint {
+    private final RdmaRuntime owner;
     private final SharedAddress address;
     private final Set<InetSocketAddress> destinations = ConcurrentHashMap.newKeySet();
     private final Runnable onClose;
     private volatile boolean closed;
 
-    SharedEndpointImpl(SharedAddress address, Runnable onClose) {
+    SharedEndpointImpl(RdmaRuntime owner, SharedAddress address, Runnable onClose) {
+        this.owner = owner;
         this.address = address;
         this.onClose = onClose;
     }
@@ -32,6 +34,10 @@ final class SharedEndpointImpl implements SharedEndpoint {
                     + " already has a connection to " + destination);
         }
         return null;
+    }
+
+    boolean belongsTo(RdmaRuntime runtime) {
+        return owner == runtime;
     }
 
     SharedAddress address() {

@@ -1,0 +1,365 @@
+package dev.rdmafutures.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.rdmafutures.ConnectionData;
+import dev.rdmafutures.ConnectionRequest;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.PendingConnection;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.ReadLimits;
+import dev.rdmafutures.Status;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** NDK semantics of connecting and accepting (ndk-semantics §2 and §4), for any provider. */
+public abstract class AbstractConnectionConformanceTest extends ConformanceSupport {
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void readLimitsNegotiateToTheMinimumInBothDirections() {
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress())
+                .withReadLimits(4, 8).start();
+        ConnectionRequest request = await(listener.next());
+        assertThat(request.requestedReadLimits()).isEqualTo(new ReadLimits(4, 8));
+        RdmaConnection s = closeLater(await(request.withReadLimits(6, 2).accept()));
+        RdmaConnection cc = closeLater(await(c));
+        // client inbound = min(4, server outbound 2); client outbound = min(8, server inbound 6)
+        assertThat(cc.connectionData().readLimits()).isEqualTo(new ReadLimits(2, 6));
+        // server inbound = min(6, client outbound 8); server outbound = min(2, client inbound 4)
+        assertThat(s.connectionData().readLimits()).isEqualTo(new ReadLimits(6, 2));
+    }
+
+    @Test
+    void readLimitsAboveTheAdapterMaximumAreCapped() {
+        RdmaListener listener = listen();
+        int maxIn = server.adapterInfo().maxInboundReadLimit();
+        int maxOut = server.adapterInfo().maxOutboundReadLimit();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress())
+                .withReadLimits(ReadLimits.MAX, ReadLimits.MAX).start();
+        ConnectionRequest request = await(listener.next());
+        assertThat(request.requestedReadLimits())
+                .isEqualTo(new ReadLimits(client.adapterInfo().maxInboundReadLimit(),
+                        client.adapterInfo().maxOutboundReadLimit()));
+        RdmaConnection s = closeLater(await(request.withReadLimits(ReadLimits.MAX, ReadLimits.MAX).accept()));
+        closeLater(await(c));
+        assertThat(s.connectionData().readLimits().inbound())
+                .isEqualTo(Math.min(maxIn, client.adapterInfo().maxOutboundReadLimit()));
+        assertThat(s.connectionData().readLimits().outbound())
+                .isEqualTo(Math.min(maxOut, client.adapterInfo().maxInboundReadLimit()));
+    }
+
+    @Test
+    void privateDataTravelsWithRequestAndAccept() {
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress())
+                .withPrivateData(bytes("hello from client")).start();
+        ConnectionRequest request = await(listener.next());
+        assertThat(new String(request.privateData(), StandardCharsets.UTF_8)).startsWith("hello from client");
+        RdmaConnection s = closeLater(await(request.withPrivateData(bytes("welcome")).accept()));
+        RdmaConnection cc = closeLater(await(c));
+        assertThat(new String(cc.connectionData().peerPrivateData(), StandardCharsets.UTF_8)).startsWith("welcome");
+        assertThat(new String(s.connectionData().peerPrivateData(), StandardCharsets.UTF_8))
+                .startsWith("hello from client");
+        assertThat(cc.remoteAddress().getPort()).isEqualTo(listener.localAddress().getPort());
+        assertThat(s.remoteAddress()).isEqualTo(cc.localAddress());
+    }
+
+    @Test
+    void maximumPrivateDataFitsAndOneMoreOverflows() {
+        RdmaListener listener = listen();
+        int max = client.adapterInfo().maxConnectPrivateData();
+        byte[] full = new byte[max];
+        for (int i = 0; i < max; i++) {
+            full[i] = (byte) i;
+        }
+        awaitFailure(client.connector().connect(listener.localAddress()).withPrivateData(new byte[max + 1]).start(),
+                Status.BUFFER_OVERFLOW);
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress())
+                .withPrivateData(full).start();
+        ConnectionRequest request = await(listener.next());
+        assertThat(request.privateData()).startsWith(full);
+        awaitFailure(request.withPrivateData(new byte[server.adapterInfo().maxAcceptPrivateData() + 1]).accept(),
+                Status.BUFFER_OVERFLOW);
+        awaitFailure(request.reject(new byte[server.adapterInfo().maxRejectPrivateData() + 1]),
+                Status.BUFFER_OVERFLOW);
+        // An overflow leaves the request unanswered: it can still be accepted.
+        closeLater(await(request.withPrivateData(new byte[0]).accept()));
+        closeLater(await(c));
+    }
+
+    @Test
+    void rejectFailsTheConnectWithRefusedAndThePeersPrivateData() {
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        ConnectionRequest request = await(listener.next());
+        await(request.reject(bytes("go away")));
+        RdmaException refused = awaitFailure(c, Status.CONNECTION_REFUSED);
+        assertThat(new String(refused.peerPrivateData(), StandardCharsets.UTF_8)).startsWith("go away");
+        assertThat(refused.isRetryable()).isTrue();
+    }
+
+    @Test
+    void answeringARequestTwiceFails() {
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        ConnectionRequest request = await(listener.next());
+        closeLater(await(request.accept()));
+        awaitFailure(request.accept(), Status.INVALID_DEVICE_STATE);
+        awaitFailure(request.reject(new byte[0]), Status.INVALID_DEVICE_STATE);
+        closeLater(await(c));
+    }
+
+    @Test
+    void twoPhaseConnectHoldsThePassiveSideUntilComplete() throws Exception {
+        RdmaListener listener = listen();
+        CompletableFuture<PendingConnection> p = client.connector().connect(listener.localAddress())
+                .withPrivateData(bytes("two-phase")).deferCompletion().start();
+        ConnectionRequest request = await(listener.next());
+        CompletableFuture<RdmaConnection> accepted = request.withPrivateData(bytes("accepted")).accept();
+        PendingConnection pending = await(p);
+        ConnectionData data = pending.connectionData();
+        assertThat(new String(data.peerPrivateData(), StandardCharsets.UTF_8)).startsWith("accepted");
+        Thread.sleep(300);
+        assertThat(accepted).as("passive accept completes only after CompleteConnect").isNotDone();
+        RdmaConnection cc = closeLater(await(pending.complete()));
+        RdmaConnection s = closeLater(await(accepted));
+        assertThat(cc.isConnected()).isTrue();
+        assertThat(s.isConnected()).isTrue();
+        awaitFailure(pending.complete(), Status.INVALID_DEVICE_STATE);
+    }
+
+    @Test
+    void twoPhaseRejectAbortsThePassiveAccept() {
+        RdmaListener listener = listen();
+        CompletableFuture<PendingConnection> p = client.connector().connect(listener.localAddress())
+                .deferCompletion().start();
+        CompletableFuture<RdmaConnection> accepted = await(listener.next()).accept();
+        await(await(p).reject());
+        awaitFailure(accepted, Status.CONNECTION_ABORTED);
+    }
+
+    @Test
+    void aPassiveSideWhosePeerNeverCompletesTimesOut() throws Exception {
+        var quickServer = closeLater(fixture().runtimeBuilder().handshakeTimeout(java.time.Duration.ofSeconds(1))
+                .threadNamePrefix("quick-server").build());
+        RdmaListener listener = closeLater(quickServer.listen(anyPort()));
+        CompletableFuture<PendingConnection> p = client.connector().connect(listener.localAddress())
+                .deferCompletion().start();
+        CompletableFuture<RdmaConnection> accepted = await(listener.next()).accept();
+        PendingConnection pending = await(p);
+        awaitFailure(accepted, Status.IO_TIMEOUT);
+        // Completing races the passive side's close on the wire, as in NDK; give the close time to arrive.
+        Thread.sleep(500);
+        awaitFailure(pending.complete(), Status.CONNECTION_ABORTED);
+    }
+
+    @Test
+    void disconnectCallbackFiresExactlyOnceAndOnlyForThePeersDisconnect() {
+        RdmaListener listener = listen();
+        List<DisconnectReason> serverSaw = new CopyOnWriteArrayList<>();
+        List<DisconnectReason> clientSaw = new CopyOnWriteArrayList<>();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress())
+                .onDisconnect(clientSaw::add).start();
+        RdmaConnection s = await(await(listener.next()).onDisconnect(serverSaw::add).accept());
+        RdmaConnection cc = await(c);
+
+        await(cc.disconnect());
+        assertThat(await(cc.disconnected())).isEqualTo(DisconnectReason.LOCAL_DISCONNECT);
+        assertThat(await(s.disconnected())).isEqualTo(DisconnectReason.PEER_DISCONNECTED);
+        await(s.disconnect());
+        assertThat(serverSaw).containsExactly(DisconnectReason.PEER_DISCONNECTED);
+        assertThat(clientSaw).as("no callback for our own disconnect").isEmpty();
+        assertThat(cc.isConnected()).isFalse();
+        assertThat(s.isConnected()).isFalse();
+        assertThat(cc.disconnect()).isSameAs(cc.disconnect());
+    }
+
+    @Test
+    void passiveSideDisconnectReachesTheActiveSidesCallback() {
+        RdmaListener listener = listen();
+        AtomicInteger calls = new AtomicInteger();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress())
+                .onDisconnect(r -> calls.incrementAndGet()).start();
+        RdmaConnection s = await(await(listener.next()).accept());
+        RdmaConnection cc = await(c);
+        await(s.disconnect());
+        assertThat(await(cc.disconnected())).isEqualTo(DisconnectReason.PEER_DISCONNECTED);
+        await(cc.disconnect());
+        assertThat(calls).hasValue(1);
+    }
+
+    @Test
+    void noListenerMeansConnectionRefused() {
+        RdmaListener listener = server.listen(anyPort());
+        InetSocketAddress gone = listener.localAddress();
+        listener.close();
+        RdmaException e = awaitFailure(client.connector().connect(gone).start(), Status.CONNECTION_REFUSED);
+        assertThat(e.isRetryable()).isTrue();
+    }
+
+    @Test
+    void startingARequestTwiceFailsWithConnectionActive() {
+        RdmaListener listener = listen();
+        var request = client.connector().connect(listener.localAddress());
+        CompletableFuture<RdmaConnection> first = request.start();
+        awaitFailure(request.start(), Status.CONNECTION_ACTIVE);
+        closeLater(await(await(listener.next()).accept()));
+        closeLater(await(first));
+    }
+
+    @Test
+    void cancellingAPendingConnectAbortsItOnBothSides() {
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        ConnectionRequest request = await(listener.next());
+        assertThat(c.cancel(true)).isTrue();
+        awaitFailure(request.accept(), Status.CONNECTION_ABORTED);
+    }
+
+    @Test
+    void closingTheRuntimeFailsWhatIsPendingAndEndsConnections() {
+        RdmaListener listener = listen();
+        Pair pair = connectPair(listener);
+        CompletableFuture<RdmaConnection> pending = client.connector().connect(listener.localAddress()).start();
+        await(listener.next()); // taken, never answered
+        client.close();
+        awaitFailure(pending, Status.CANCELED);
+        assertThat(await(pair.client().disconnected())).isEqualTo(DisconnectReason.RUNTIME_CLOSED);
+        assertThat(await(pair.server().disconnected())).isEqualTo(DisconnectReason.PEER_DISCONNECTED);
+        awaitFailure(client.connector().connect(listener.localAddress()).start(), Status.INVALID_DEVICE_STATE);
+        assertThatThrownBy(() -> client.listen(anyPort())).isInstanceOf(RdmaException.class)
+                .extracting(e -> ((RdmaException) e).status()).isEqualTo(Status.INVALID_DEVICE_STATE);
+    }
+
+    @Test
+    void badArgumentsAreRejectedAtOnceAndTheRuntimeKeepsServing() {
+        RdmaListener listener = listen();
+        var request = client.connector().connect(listener.localAddress());
+        for (int[] limits : new int[][] {{0, 1}, {1, 0}, {-1, 4}, {ReadLimits.MAX + 1, 4}}) {
+            assertThatThrownBy(() -> request.withReadLimits(limits[0], limits[1]))
+                    .isInstanceOf(RdmaException.class)
+                    .extracting(e -> ((RdmaException) e).status()).isEqualTo(Status.INVALID_PARAMETER);
+        }
+        assertThatThrownBy(() -> request.withPrivateData(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> request.withTimeout(java.time.Duration.ZERO)).isInstanceOf(RdmaException.class);
+        assertThatThrownBy(() -> client.connector().connect(InetSocketAddress.createUnresolved("nowhere", 1)))
+                .isInstanceOf(RdmaException.class)
+                .extracting(e -> ((RdmaException) e).status()).isEqualTo(Status.INVALID_ADDRESS);
+        assertThatThrownBy(() -> client.connector().connect(new InetSocketAddress(fixture().deviceAddress(), 0)))
+                .isInstanceOf(RdmaException.class)
+                .extracting(e -> ((RdmaException) e).status()).isEqualTo(Status.INVALID_ADDRESS);
+        assertThatThrownBy(() -> client.connector().connect(null)).isInstanceOf(NullPointerException.class);
+        // The runtime still serves.
+        connectPair(listener);
+    }
+
+    @Test
+    void listeningOnABusyAddressIsASharingViolation() {
+        RdmaListener listener = listen();
+        assertThatThrownBy(() -> server.listen(listener.localAddress()))
+                .isInstanceOf(RdmaException.class)
+                .extracting(e -> ((RdmaException) e).status()).isEqualTo(Status.SHARING_VIOLATION);
+    }
+
+    @Test
+    void connectingFromABusyLocalAddressIsASharingViolation() {
+        RdmaListener listener = listen();
+        RdmaListener other = listen();
+        awaitFailure(client.connector().connect(listener.localAddress()).from(other.localAddress()).start(),
+                Status.SHARING_VIOLATION);
+    }
+
+    @Test
+    void aLocalAddressOfAnotherHostIsInvalid() throws Exception {
+        InetSocketAddress foreign = new InetSocketAddress(java.net.InetAddress.getByName("192.0.2.1"), 0);
+        RdmaListener listener = listen();
+        awaitFailure(client.connector().connect(listener.localAddress()).from(foreign).start(),
+                Status.INVALID_ADDRESS);
+        assertThatThrownBy(() -> server.listen(foreign)).isInstanceOf(RdmaException.class)
+                .extracting(e -> ((RdmaException) e).status()).isEqualTo(Status.INVALID_ADDRESS);
+    }
+
+    @Test
+    void aFullBacklogRefusesFurtherRequests() {
+        var smallServer = closeLater(fixture().runtimeBuilder().listenBacklog(1).threadNamePrefix("small").build());
+        RdmaListener listener = closeLater(smallServer.listen(anyPort()));
+        CompletableFuture<RdmaConnection> first = client.connector().connect(listener.localAddress()).start();
+        CompletableFuture<RdmaConnection> second = client.connector().connect(listener.localAddress()).start();
+        CompletableFuture<RdmaConnection> refused = CompletableFuture.anyOf(first, second)
+                .handle((v, e) -> first.isCompletedExceptionally() ? first : second).join();
+        awaitFailure(refused, Status.CONNECTION_REFUSED);
+        closeLater(await(await(listener.next()).accept()));
+        closeLater(await(refused == first ? second : first));
+    }
+
+    @Test
+    void closingAListenerCancelsWaitersAndRefusesQueuedRequests() throws Exception {
+        RdmaListener listener = server.listen(anyPort());
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        // Whether the request is still in TCP's accept queue, in MPA setup, or already queued by the listener when
+        // it closes, the peer must see a refusal; the pause makes the last case, the interesting one, the likely one.
+        Thread.sleep(300);
+        listener.close();
+        awaitFailure(listener.next(), Status.CANCELED);
+        RdmaException e = awaitFailure(c, Status.CONNECTION_REFUSED);
+        assertThat(e.peerPrivateData()).isEmpty();
+    }
+
+    @Test
+    void aHandlerReceivesRequestsAndAThrowingHandlerRefusesOnlyItsRequest() {
+        RdmaListener listener = listen();
+        AtomicInteger seen = new AtomicInteger();
+        listener.onRequest(r -> {
+            if (seen.incrementAndGet() == 1) {
+                throw new IllegalStateException("handler bug");
+            }
+            r.accept().thenAccept(this::closeLater);
+        });
+        awaitFailure(client.connector().connect(listener.localAddress()).start(), Status.CONNECTION_REFUSED);
+        closeLater(await(client.connector().connect(listener.localAddress()).start()));
+        assertThat(server.pollerErrorCount()).isGreaterThanOrEqualTo(1);
+        assertThatThrownBy(() -> listener.onRequest(r -> { })).isInstanceOf(RdmaException.class);
+        awaitFailure(listener.next(), Status.INVALID_DEVICE_STATE);
+    }
+
+    @Test
+    void manyConnectionsFromSeveralThreadsAllEstablish() throws Exception {
+        RdmaListener listener = listen();
+        listener.onRequest(r -> r.withPrivateData(r.privateData()).accept().thenAccept(this::closeLater));
+        int threads = 4;
+        int perThread = 10;
+        List<CompletableFuture<RdmaConnection>> all = new CopyOnWriteArrayList<>();
+        Thread[] workers = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            workers[t] = new Thread(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    all.add(client.connector().connect(listener.localAddress())
+                            .withPrivateData(bytes(id + ":" + i)).start());
+                }
+            });
+            workers[t].start();
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        for (CompletableFuture<RdmaConnection> f : all) {
+            RdmaConnection c = closeLater(await(f));
+            assertThat(new String(c.connectionData().peerPrivateData(), StandardCharsets.UTF_8)).matches("\\d+:\\d+");
+        }
+        assertThat(all).hasSize(threads * perThread);
+    }
+}

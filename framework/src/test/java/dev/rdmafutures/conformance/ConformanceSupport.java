@@ -1,0 +1,106 @@
+package dev.rdmafutures.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.rdmafutures.ConnectionRequest;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.Status;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * Shared set-up for the conformance suite: a server runtime and a client runtime (two "hosts"), closed after each
+ * test, and helpers that wait with a deadline and check statuses.
+ */
+public abstract class ConformanceSupport {
+    protected static final Duration WAIT = Duration.ofSeconds(20);
+
+    protected RdmaRuntime server;
+    protected RdmaRuntime client;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    /** The provider under test. */
+    protected abstract ProviderFixture fixture();
+
+    @BeforeEach
+    void startRuntimes() {
+        server = closeLater(fixture().runtimeBuilder().threadNamePrefix("server-poller").build());
+        client = closeLater(fixture().runtimeBuilder().threadNamePrefix("client-poller").build());
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        toClose.clear();
+    }
+
+    protected <T extends AutoCloseable> T closeLater(T resource) {
+        toClose.add(resource);
+        return resource;
+    }
+
+    protected InetSocketAddress anyPort() {
+        return new InetSocketAddress(fixture().deviceAddress(), 0);
+    }
+
+    protected RdmaListener listen() {
+        return closeLater(server.listen(anyPort()));
+    }
+
+    protected static <T> T await(CompletableFuture<T> future) {
+        try {
+            return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError("future failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError("future did not complete within " + WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Waits for {@code future} to fail and returns its RdmaException, checking the status. */
+    protected static RdmaException awaitFailure(CompletableFuture<?> future, Status expected) {
+        try {
+            Object value = future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return fail("expected " + expected + " but the future completed with " + value);
+        } catch (ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(RdmaException.class);
+            RdmaException error = (RdmaException) e.getCause();
+            assertThat(error.status()).as("status of %s", error.getMessage()).isEqualTo(expected);
+            return error;
+        } catch (TimeoutException e) {
+            return fail("expected " + expected + " but the future did not complete within " + WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Connects a client to {@code listener} and accepts on the server side with defaults. */
+    protected Pair connectPair(RdmaListener listener) {
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        ConnectionRequest request = await(listener.next());
+        RdmaConnection s = await(request.accept());
+        return new Pair(closeLater(await(c)), closeLater(s));
+    }
+
+    /** Both ends of one connection. */
+    protected record Pair(RdmaConnection client, RdmaConnection server) {
+    }
+}
