@@ -1,0 +1,195 @@
+package dev.rdmafutures.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmafutures.ConnectionRequest;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.conformance.ConformanceSupport;
+import dev.rdmafutures.conformance.ProviderFixture;
+import dev.rdmafutures.soft.ddp.DdpHeader;
+import dev.rdmafutures.soft.mpa.FpduFraming;
+import dev.rdmafutures.soft.mpa.MpaMessage;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** The soft provider against hand-driven TCP peers: what it sends, and how it treats peers that break MPA. */
+class SoftWireTest extends ConformanceSupport {
+
+    @Override
+    protected ProviderFixture fixture() {
+        return SoftFixture.INSTANCE;
+    }
+
+    private static MpaMessage readMessage(Socket socket, boolean reply) throws Exception {
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        byte[] header = new byte[MpaMessage.HEADER_LENGTH];
+        in.readFully(header);
+        int pdLength = ((header[18] & 0xFF) << 8) | (header[19] & 0xFF);
+        byte[] all = new byte[header.length + pdLength];
+        System.arraycopy(header, 0, all, 0, header.length);
+        in.readFully(all, header.length, pdLength);
+        return MpaMessage.decode(ByteBuffer.wrap(all), reply);
+    }
+
+    private static void write(Socket socket, ByteBuffer bytes) throws IOException {
+        byte[] out = new byte[bytes.remaining()];
+        bytes.get(out);
+        socket.getOutputStream().write(out);
+        socket.getOutputStream().flush();
+    }
+
+    private Socket rawClient(RdmaListener listener) throws IOException {
+        Socket s = new Socket(listener.localAddress().getAddress(), listener.localAddress().getPort());
+        s.setSoTimeout((int) WAIT.toMillis());
+        return closeLater(s);
+    }
+
+    @Test
+    void ourRequestOffersRevision2IrdOrdCrcAndAWriteRtr() throws Exception {
+        ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+        CompletableFuture<RdmaConnection> c = client.connector()
+                .connect(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()))
+                .withReadLimits(7, 9).withPrivateData(new byte[] {42}).start();
+        Socket peer = closeLater(raw.accept());
+        peer.setSoTimeout((int) WAIT.toMillis());
+        MpaMessage request = readMessage(peer, false);
+        assertThat(request.revision()).isEqualTo(2);
+        assertThat(request.enhanced()).isTrue();
+        assertThat(request.crc()).isTrue();
+        assertThat(request.markers()).isFalse();
+        assertThat(request.ird()).isEqualTo(7);
+        assertThat(request.ord()).isEqualTo(9);
+        assertThat(request.peerToPeer()).isTrue();
+        assertThat(request.rtrTypes()).isEqualTo(MpaMessage.RTR_WRITE);
+        assertThat(request.privateData()).containsExactly(42);
+
+        // Accept with peer-to-peer: the client must send exactly one zero-length RDMA Write, CRC'd, as its RTR.
+        write(peer, MpaMessage.replyTo(request, true, false, 3, 5, true, MpaMessage.RTR_WRITE, new byte[] {1})
+                .encode());
+        RdmaConnection connection = closeLater(await(c));
+        assertThat(connection.connectionData().readLimits().inbound()).isEqualTo(5);
+        assertThat(connection.connectionData().readLimits().outbound()).isEqualTo(3);
+        byte[] rtr = new byte[FpduFraming.fpduLength(DdpHeader.TAGGED_LENGTH)];
+        new DataInputStream(peer.getInputStream()).readFully(rtr);
+        ByteBuffer ulpdu = new FpduFraming(true).unframe(ByteBuffer.wrap(rtr), 14, 0xFFFF);
+        assertThat(DdpHeader.isZeroLengthWrite(ulpdu)).isTrue();
+    }
+
+    @Test
+    void aPeerThatDemandsMarkersIsRefusedWithAClearError() throws Exception {
+        ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+        CompletableFuture<RdmaConnection> c = client.connector()
+                .connect(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort())).start();
+        Socket peer = closeLater(raw.accept());
+        MpaMessage request = readMessage(peer, false);
+        ByteBuffer reply = MpaMessage.replyTo(request, false, false, 1, 1, false, 0, new byte[0]).encode();
+        reply.put(16, (byte) (reply.get(16) | 0x80));
+        write(peer, reply);
+        assertThat(awaitFailure(c, Status.NOT_SUPPORTED)).hasMessageContaining("markers");
+    }
+
+    @Test
+    void anInitiatorThatDemandsMarkersIsRejectedBeforeTheApplicationSeesIt() throws Exception {
+        RdmaListener listener = listen();
+        Socket peer = rawClient(listener);
+        ByteBuffer request = MpaMessage.request(false, 4, 4, false, 0, new byte[0]).encode();
+        request.put(16, (byte) (request.get(16) | 0x80));
+        write(peer, request);
+        MpaMessage reply = readMessage(peer, true);
+        assertThat(reply.reject()).isTrue();
+        assertThat(reply.markers()).isFalse();
+        assertThat(peer.getInputStream().read()).as("then the connection closes").isEqualTo(-1);
+        assertThat(listener.next()).isNotDone();
+    }
+
+    @Test
+    void aListenerThatNeverRepliesTimesTheConnectOut() throws Exception {
+        ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+        CompletableFuture<RdmaConnection> c = client.connector()
+                .connect(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()))
+                .withTimeout(Duration.ofMillis(500)).start();
+        closeLater(raw.accept());
+        assertThat(awaitFailure(c, Status.IO_TIMEOUT).isRetryable()).isTrue();
+    }
+
+    @Test
+    void aReplyChoosingAnRtrTypeWeDidNotOfferFailsTheConnect() throws Exception {
+        ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+        CompletableFuture<RdmaConnection> c = client.connector()
+                .connect(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort())).start();
+        Socket peer = closeLater(raw.accept());
+        MpaMessage request = readMessage(peer, false);
+        write(peer, MpaMessage.replyTo(request, false, false, 1, 1, true, MpaMessage.RTR_READ, new byte[0]).encode());
+        awaitFailure(c, Status.INVALID_NETWORK_RESPONSE);
+    }
+
+    @Test
+    void aRevisionOnePeerIsAnsweredInRevisionOneWithoutRtr() throws Exception {
+        RdmaListener listener = listen();
+        Socket peer = rawClient(listener);
+        ByteBuffer v1 = ByteBuffer.allocate(22);
+        v1.put("MPA ID Req Frame".getBytes()).put((byte) 0).put((byte) 1).putShort((short) 2).put(new byte[] {9, 9});
+        write(peer, v1.flip());
+        ConnectionRequest request = await(listener.next());
+        assertThat(request.privateData()).containsExactly(9, 9);
+        RdmaConnection accepted = closeLater(await(request.withReadLimits(3, 4).accept()));
+        MpaMessage reply = readMessage(peer, true);
+        assertThat(reply.revision()).isEqualTo(1);
+        assertThat(reply.enhanced()).isFalse();
+        assertThat(accepted.connectionData().readLimits().inbound()).isEqualTo(3);
+    }
+
+    @Test
+    void aPeerToPeerInitiatorWhoseRtrIsWrongFailsTheAccept() throws Exception {
+        RdmaListener listener = listen();
+        Socket peer = rawClient(listener);
+        write(peer, MpaMessage.request(false, 4, 4, true, MpaMessage.RTR_WRITE, new byte[0]).encode());
+        CompletableFuture<RdmaConnection> accepted = await(listener.next()).accept();
+        MpaMessage reply = readMessage(peer, true);
+        assertThat(reply.peerToPeer()).isTrue();
+        assertThat(reply.rtrTypes()).isEqualTo(MpaMessage.RTR_WRITE);
+        ByteBuffer wrong = ByteBuffer.allocate(32);
+        ByteBuffer notRtr = ByteBuffer.allocate(14);
+        DdpHeader.putTagged(notRtr, 2, 0, 0); // an RDMA Read Response is no RTR
+        new FpduFraming(reply.crc()).frame(notRtr.flip(), wrong);
+        write(peer, wrong.flip());
+        awaitFailure(accepted, Status.INVALID_NETWORK_RESPONSE);
+    }
+
+    @Test
+    void garbageInsteadOfARequestNeverReachesTheApplication() throws Exception {
+        RdmaListener listener = listen();
+        Socket peer = rawClient(listener);
+        peer.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+        assertThat(peer.getInputStream().read()).as("closed by the provider").isEqualTo(-1);
+        CompletableFuture<ConnectionRequest> next = listener.next();
+        assertThat(next).isNotDone();
+        // The listener keeps serving: the next request is a real one.
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        closeLater(await(await(next).accept()));
+        closeLater(await(c));
+    }
+
+    @Test
+    void anInitiatorThatLeavesBeforeTheAnswerAbortsTheRequest() throws Exception {
+        RdmaRuntime quick = closeLater(SoftFixture.INSTANCE.runtimeBuilder().threadNamePrefix("quick").build());
+        RdmaListener listener = closeLater(quick.listen(anyPort()));
+        Socket peer = rawClient(listener);
+        write(peer, MpaMessage.request(false, 4, 4, false, 0, new byte[0]).encode());
+        ConnectionRequest request = await(listener.next());
+        peer.close();
+        Thread.sleep(300); // let the provider see the FIN before answering
+        awaitFailure(request.accept(), Status.CONNECTION_ABORTED);
+    }
+}
