@@ -1,0 +1,93 @@
+package dev.rdmafutures.samples;
+
+import dev.rdmafutures.ConnectionData;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RdmaRuntime;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The main job: one runtime (the {@code soft} provider unless {@code -Dprovider=...} says otherwise), a listener
+ * that accepts one client and rejects another with private data, a connect with private data and read limits,
+ * the negotiated connection data, the rejection's error, and a clean shutdown. Prints a summary; exits 0 on
+ * success, 1 if any step did not behave.
+ */
+public final class Demo {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    private Demo() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(System.getProperty("provider", "soft"), System.out));
+    }
+
+    static int run(String provider, PrintStream out) throws Exception {
+        try (RdmaRuntime runtime = RdmaRuntime.builder().provider(provider).build()) {
+            out.println("RdmaFutures demo on " + runtime.adapterInfo());
+            RdmaListener listener = runtime.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            listener.onRequest(request -> {
+                String hello = text(request.privateData());
+                if (hello.startsWith("let me in")) {
+                    request.withReadLimits(6, 2).withPrivateData(bytes("welcome, " + hello.substring(10)))
+                            .onDisconnect(reason -> out.println("server: peer disconnected (" + reason + ")"))
+                            .accept();
+                } else {
+                    request.reject(bytes("not on the list: " + hello));
+                }
+            });
+            out.println("listening on " + listener.localAddress());
+
+            RdmaConnection connection = get(runtime.connector().connect(listener.localAddress())
+                    .withReadLimits(4, 8).withPrivateData(bytes("let me in alice")).start());
+            ConnectionData data = connection.connectionData();
+            out.printf("connected %s -> %s%n", connection.localAddress(), connection.remoteAddress());
+            out.printf("  asked read limits in=4 out=8, server asked in=6 out=2%n");
+            out.printf("  negotiated read limits: inbound=%d outbound=%d%n",
+                    data.readLimits().inbound(), data.readLimits().outbound());
+            out.printf("  server's private data: \"%s\"%n", text(data.peerPrivateData()));
+
+            int status = 0;
+            try {
+                get(runtime.connector().connect(listener.localAddress())
+                        .withPrivateData(bytes("mallory")).start());
+                out.println("UNEXPECTED: mallory was let in");
+                status = 1;
+            } catch (ExecutionException e) {
+                RdmaException error = (RdmaException) e.getCause();
+                out.printf("rejected: status=%s retryable=%s%n", error.status(), error.isRetryable());
+                out.printf("  server's reject private data: \"%s\"%n", text(error.peerPrivateData()));
+            }
+
+            get(connection.disconnect());
+            out.println("disconnected: " + get(connection.disconnected()));
+            boolean limitsRight = data.readLimits().inbound() == 2 && data.readLimits().outbound() == 6;
+            if (!limitsRight) {
+                out.println("UNEXPECTED negotiated limits");
+                status = 1;
+            }
+            out.println(status == 0 ? "demo finished: OK" : "demo finished: FAILED");
+            return status;
+        }
+    }
+
+    private static <T> T get(CompletableFuture<T> future) throws Exception {
+        return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8).replace("\0", "");
+    }
+}

@@ -1,0 +1,24 @@
+package dev.rdmafutures.samples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class DemoTest {
+    @Test
+    void theDemoNegotiatesRejectsAndShutsDownCleanly() throws Exception {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        int status = Demo.run("soft", new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        String out = buffer.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(out).isZero();
+        assertThat(out).contains("negotiated read limits: inbound=2 outbound=6")
+                .contains("server's private data: \"welcome, alice\"")
+                .contains("rejected: status=CONNECTION_REFUSED retryable=true")
+                .contains("server's reject private data: \"not on the list: mallory\"")
+                .contains("disconnected: LOCAL_DISCONNECT")
+                .contains("demo finished: OK");
+    }
+}
