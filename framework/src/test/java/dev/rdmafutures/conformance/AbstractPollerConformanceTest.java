@@ -17,34 +17,45 @@ import org.junit.jupiter.api.Test;
 /** Where futures complete and what the poller refuses (ndk-semantics §6), for any provider. */
 public abstract class AbstractPollerConformanceTest extends ConformanceSupport {
 
+    /** The thread that completes {@code runtime}'s side of a connection when the peer disconnects. */
+    private String threadCompletingDisconnect(dev.rdmafutures.RdmaRuntime runtime) {
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = runtime.connector().connect(listener.localAddress()).start();
+        RdmaConnection peer = await(await(listener.next()).accept());
+        RdmaConnection ours = closeLater(await(c));
+        // Attached while the future is certainly unfinished: the peer has not disconnected yet.
+        CompletableFuture<String> thread = ours.disconnected().thenApply(r -> Thread.currentThread().getName());
+        await(peer.disconnect());
+        return await(thread);
+    }
+
     @Test
     void futuresCompleteOnThePollerThreadByDefault() {
-        RdmaListener listener = listen();
-        listener.onRequest(r -> r.accept().thenAccept(this::closeLater));
-        String thread = await(client.connector().connect(listener.localAddress()).start()
-                .thenApply(c -> {
-                    closeLater(c);
-                    return Thread.currentThread().getName();
-                }));
-        assertThat(thread).startsWith("client-poller");
+        assertThat(threadCompletingDisconnect(client)).startsWith("client-poller");
     }
 
     @Test
     void blockingOnAnUnfinishedFutureFromThePollerFailsAtOnce() {
         RdmaListener listener = listen();
-        listener.onRequest(r -> r.accept().thenAccept(this::closeLater));
         AtomicReference<Throwable> blocked = new AtomicReference<>();
-        await(client.connector().connect(listener.localAddress()).start().thenAccept(c -> {
-            closeLater(c);
+        CompletableFuture<Void> handled = new CompletableFuture<>();
+        listener.onRequest(r -> {
+            // The handler runs on the server's poller. A second connect to this listener cannot complete while
+            // that poller is busy here, so joining it would deadlock: it must fail at once instead.
             CompletableFuture<RdmaConnection> another = client.connector().connect(listener.localAddress()).start();
             try {
                 another.join();
             } catch (Throwable t) {
                 blocked.set(t);
             }
-            another.thenAccept(this::closeLater);
-        }));
+            another.cancel(true);
+            r.reject(new byte[0]);
+            handled.complete(null);
+        });
+        CompletableFuture<RdmaConnection> first = client.connector().connect(listener.localAddress()).start();
+        await(handled);
         assertThat(blocked.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("deadlock");
+        awaitFailure(first, dev.rdmafutures.Status.CONNECTION_REFUSED);
     }
 
     @Test
@@ -52,14 +63,7 @@ public abstract class AbstractPollerConformanceTest extends ConformanceSupport {
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "user-completions"));
         closeLater(executor::shutdownNow);
         RdmaRuntime withExecutor = closeLater(fixture().runtimeBuilder().completionExecutor(executor).build());
-        RdmaListener listener = listen();
-        listener.onRequest(r -> r.accept().thenAccept(this::closeLater));
-        String thread = await(withExecutor.connector().connect(listener.localAddress()).start()
-                .thenApply(c -> {
-                    closeLater(c);
-                    return Thread.currentThread().getName();
-                }));
-        assertThat(thread).isEqualTo("user-completions");
+        assertThat(threadCompletingDisconnect(withExecutor)).isEqualTo("user-completions");
     }
 
     @Test
