@@ -1,7 +1,6 @@
 package dev.rdmafutures.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.RdmaConnection;
@@ -64,9 +63,7 @@ public abstract class AbstractSharedEndpointConformanceTest extends ConformanceS
     @Test
     void aListenerMayNotTakeASharedEndpointsPort() {
         SharedEndpoint shared = closeLater(client.sharedEndpoint(anyPort()));
-        assertThatThrownBy(() -> client.listen(shared.localAddress()))
-                .isInstanceOf(RdmaException.class)
-                .extracting(e -> ((RdmaException) e).status()).isEqualTo(Status.SHARING_VIOLATION);
+        assertStatus(Status.SHARING_VIOLATION, () -> client.listen(shared.localAddress()));
     }
 
     @Test
@@ -77,9 +74,7 @@ public abstract class AbstractSharedEndpointConformanceTest extends ConformanceS
         awaitFailure(client.connector().connect(listener.localAddress()).from(shared).start(),
                 Status.INVALID_DEVICE_STATE);
         SharedEndpoint foreign = closeLater(server.sharedEndpoint(anyPort()));
-        assertThatThrownBy(() -> client.connector().connect(listener.localAddress()).from(foreign))
-                .isInstanceOf(RdmaException.class)
-                .extracting(e -> ((RdmaException) e).status()).isEqualTo(Status.INVALID_PARAMETER);
+        assertStatus(Status.INVALID_PARAMETER, () -> client.connector().connect(listener.localAddress()).from(foreign));
     }
 
     @Test

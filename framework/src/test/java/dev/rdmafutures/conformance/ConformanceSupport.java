@@ -1,6 +1,7 @@
 package dev.rdmafutures.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.rdmafutures.ConnectionRequest;
@@ -17,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -90,6 +92,12 @@ public abstract class ConformanceSupport {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    /** Asserts that {@code call} throws an {@link RdmaException} with the {@code expected} status. */
+    protected static void assertStatus(Status expected, ThrowingCallable call) {
+        assertThatThrownBy(call).isInstanceOf(RdmaException.class)
+                .extracting(e -> ((RdmaException) e).status()).isEqualTo(expected);
     }
 
     /** Connects a client to {@code listener} and accepts on the server side with defaults. */
