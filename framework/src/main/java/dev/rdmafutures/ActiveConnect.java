@@ -38,7 +38,7 @@ final class ActiveConnect implements ConnectEvents {
         this.timeout = timeout;
         this.shared = shared;
         this.accepted = spec.twoPhase() ? new RdmaFuture<>() : null;
-        this.connection = new ConnectionImpl(runtime.completions(), poller, onDisconnect, this::releaseDestination);
+        this.connection = new ConnectionImpl(runtime, poller, onDisconnect, this::releaseDestination);
     }
 
     /** Starts an attempt on the next poller; returns the future the caller waits on (one- or two-phase). */

@@ -3,7 +3,11 @@ package dev.rdmafutures;
 import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConnection;
+import dev.rdmafutures.spi.WorkRequest;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -12,6 +16,7 @@ import java.util.function.Consumer;
  * connection's end to it), becomes usable at {@link #established}.
  */
 final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
+    private final RdmaRuntime runtime;
     private final Completions completions;
     private final PollerContext poller;
     private final Consumer<DisconnectReason> disconnectCallback;
@@ -23,9 +28,10 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     private volatile boolean connected;
     private boolean disconnectRequested;
 
-    ConnectionImpl(Completions completions, PollerContext poller, Consumer<DisconnectReason> disconnectCallback,
+    ConnectionImpl(RdmaRuntime runtime, PollerContext poller, Consumer<DisconnectReason> disconnectCallback,
                    Runnable onEnd) {
-        this.completions = completions;
+        this.runtime = runtime;
+        this.completions = runtime.completions();
         this.poller = poller;
         this.disconnectCallback = disconnectCallback;
         this.onEnd = onEnd;
@@ -55,6 +61,145 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     @Override
     public boolean isConnected() {
         return connected;
+    }
+
+    @Override
+    public CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote,
+                                              long remoteOffset, int length, OperationFlag... flags) {
+        return post(WorkRequest.Kind.READ, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
+                remoteOffset, flags);
+    }
+
+    @Override
+    public CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote,
+                                               long remoteOffset, int length, OperationFlag... flags) {
+        return post(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
+                remoteOffset, flags);
+    }
+
+    @Override
+    public CompletableFuture<Completion> send(MemoryRegion local, int offset, int length, OperationFlag... flags) {
+        return post(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags);
+    }
+
+    @Override
+    public CompletableFuture<Completion> sendAndInvalidate(MemoryRegion local, int offset, int length,
+                                                           int remoteToken, OperationFlag... flags) {
+        return post(WorkRequest.Kind.SEND_INVALIDATE, local, offset, length,
+                new RemoteBuffer(0, 0, remoteToken), 0, flags);
+    }
+
+    @Override
+    public CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length) {
+        return post(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, new OperationFlag[0]);
+    }
+
+    @Override
+    public Batch batch() {
+        return new BatchImpl();
+    }
+
+    private CompletableFuture<Completion> post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
+                                               RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
+        Operation op;
+        WorkRequest request;
+        try {
+            op = prepare(kind, local, offset, length, remote, remoteOffset, flags);
+            request = op.request;
+        } catch (RdmaException e) {
+            return RdmaFuture.failed(e);
+        }
+        if (!poller.execute(() -> provider.post(request))) {
+            op.failed(new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed"));
+        }
+        return op.future;
+    }
+
+    private Operation prepare(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
+                              RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
+        boolean placesData = kind == WorkRequest.Kind.READ || kind == WorkRequest.Kind.RECEIVE;
+        MemoryRegionImpl region = DataPath.local(runtime, local, offset, length, placesData);
+        int flagBits = DataPath.flagBits(flags);
+        long remoteAddress = 0;
+        int remoteToken = 0;
+        if (remote != null) {
+            if (kind != WorkRequest.Kind.SEND_INVALIDATE
+                    && (remoteOffset < 0 || remoteOffset + length > remote.length())) {
+                throw new RdmaException(Status.REMOTE_RESOURCES, "[" + remoteOffset + ", +" + length
+                        + ") reaches beyond the remote buffer of " + remote.length() + " bytes");
+            }
+            remoteAddress = remote.address() + remoteOffset;
+            remoteToken = remote.token();
+        }
+        if (!connected) {
+            throw new RdmaException(Status.CONNECTION_INVALID, this + " is not connected");
+        }
+        Operation op = new Operation(completions, region);
+        op.request = new WorkRequest(kind, region.provider(), offset, length, remoteAddress, remoteToken, flagBits, op);
+        return op;
+    }
+
+    /** Operations collected and posted in one poller command, all but the last deferred. */
+    private final class BatchImpl implements Batch {
+        private final List<Object> entries = new ArrayList<>(); // Operation, or the RdmaException that failed it
+        private boolean posted;
+
+        private Batch add(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
+                          long remoteOffset, OperationFlag[] flags) {
+            if (posted) {
+                throw new RdmaException(Status.INVALID_DEVICE_STATE, "this batch was already posted");
+            }
+            try {
+                entries.add(prepare(kind, local, offset, length, remote, remoteOffset, flags));
+            } catch (RdmaException e) {
+                entries.add(e);
+            }
+            return this;
+        }
+
+        @Override
+        public Batch read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+                          OperationFlag... flags) {
+            return add(WorkRequest.Kind.READ, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
+                    remoteOffset, flags);
+        }
+
+        @Override
+        public Batch write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+                           OperationFlag... flags) {
+            return add(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
+                    remoteOffset, flags);
+        }
+
+        @Override
+        public Batch send(MemoryRegion local, int offset, int length, OperationFlag... flags) {
+            return add(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags);
+        }
+
+        @Override
+        public List<CompletableFuture<Completion>> post() {
+            posted = true;
+            List<CompletableFuture<Completion>> futures = new ArrayList<>(entries.size());
+            List<WorkRequest> requests = new ArrayList<>(entries.size());
+            for (Object e : entries) {
+                if (e instanceof Operation op) {
+                    futures.add(op.future);
+                    requests.add(op.request);
+                } else {
+                    futures.add(RdmaFuture.failed((RdmaException) e));
+                }
+            }
+            for (int i = 0; i < requests.size() - 1; i++) {
+                WorkRequest r = requests.get(i);
+                requests.set(i, new WorkRequest(r.kind(), r.local(), r.localOffset(), r.length(), r.remoteAddress(),
+                        r.remoteToken(), r.flags() | WorkRequest.DEFER, r.completion()));
+            }
+            if (!requests.isEmpty() && !poller.execute(() -> requests.forEach(provider::post))) {
+                RdmaException closed = new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");
+                requests.forEach(r -> r.completion().failed(closed));
+            }
+            return futures;
+        }
     }
 
     @Override

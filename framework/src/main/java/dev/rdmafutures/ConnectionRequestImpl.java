@@ -75,7 +75,7 @@ final class ConnectionRequestImpl implements ConnectionRequest {
             return RdmaFuture.failed(alreadyAnswered());
         }
         RdmaFuture<RdmaConnection> future = new RdmaFuture<>();
-        ConnectionImpl connection = new ConnectionImpl(runtime.completions(), request.poller(), onDisconnect, null);
+        ConnectionImpl connection = new ConnectionImpl(runtime, request.poller(), onDisconnect, null);
         byte[] pd = privateData;
         ReadLimits limits = readLimits;
         boolean queued = request.poller().execute(() -> request.accept(limits, pd, connection, new EstablishEvents() {

@@ -21,6 +21,44 @@ public interface RdmaConnection extends AutoCloseable {
     boolean isConnected();
 
     /**
+     * RDMA Read (NdkRead): copies {@code length} bytes of the peer's {@code remote} buffer from
+     * {@code remoteOffset} into {@code local} at {@code localOffset}, which needs {@link Access#LOCAL_WRITE}.
+     * Reads beyond the negotiated outbound read limit wait, in order. Fails with {@link Status#CONNECTION_INVALID}
+     * when not connected, {@link Status#REMOTE_RESOURCES} beyond the remote buffer, {@link Status#ACCESS_VIOLATION}
+     * for a bad local region or a token the peer refuses (the connection is then terminated, as iWARP and verbs
+     * do), {@link Status#CANCELED} when the connection ends first.
+     */
+    CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
+                                       int length, OperationFlag... flags);
+
+    /**
+     * RDMA Write: places {@code length} bytes of {@code local} from {@code localOffset} into the peer's buffer.
+     * Completes when the data is handed to the transport (iWARP has no remote acknowledgement); a token the peer
+     * refuses terminates the connection. Errors as for {@link #read}.
+     */
+    CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
+                                        int length, OperationFlag... flags);
+
+    /**
+     * Send: the peer's oldest posted receive takes the message. Completes when handed to the transport. The
+     * provider's policy when the peer has no receive posted is in its documentation.
+     */
+    CompletableFuture<Completion> send(MemoryRegion local, int offset, int length, OperationFlag... flags);
+
+    /** Send with Invalidate: as {@link #send}, and the peer's region with {@code remoteToken} is invalidated. */
+    CompletableFuture<Completion> sendAndInvalidate(MemoryRegion local, int offset, int length, int remoteToken,
+                                                    OperationFlag... flags);
+
+    /**
+     * Posts a receive buffer ({@link Access#LOCAL_WRITE} needed): it completes with the size of the next Send the
+     * peer makes, in the order receives were posted. A Send larger than the buffer terminates the connection.
+     */
+    CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length);
+
+    /** A batch of operations to post at once. */
+    Batch batch();
+
+    /**
      * Disconnects gracefully: outstanding operations on both sides are flushed with {@link Status#CANCELED}. The
      * future completes when the peer has acknowledged or the runtime's disconnect timeout passed (then the
      * transport is closed abortively). Idempotent: later calls return the same future.

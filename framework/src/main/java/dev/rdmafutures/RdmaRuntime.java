@@ -7,9 +7,11 @@ import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.RdmaProvider;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +53,7 @@ public final class RdmaRuntime implements AutoCloseable {
     private final RdmaConnector connector = new ConnectorImpl(this);
     private final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
     private final Set<SharedEndpointImpl> sharedEndpoints = ConcurrentHashMap.newKeySet();
+    private final Set<MemoryRegionImpl> regions = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     private RdmaRuntime(Builder b, RdmaProvider provider) {
@@ -131,6 +134,33 @@ public final class RdmaRuntime implements AutoCloseable {
         return shared;
     }
 
+    /**
+     * Registers {@code buffer}'s bytes from position to limit (NDK's NdkRegister). Direct buffers let the provider
+     * move data without the JDK's temporary copies.
+     *
+     * @throws RdmaException INVALID_PARAMETER (empty, or write access to a read-only buffer), INSUFFICIENT_RESOURCES,
+     *                       INVALID_DEVICE_STATE (closed runtime)
+     */
+    public MemoryRegion register(ByteBuffer buffer, Access... access) {
+        Objects.requireNonNull(buffer, "buffer");
+        EnumSet<Access> rights = EnumSet.noneOf(Access.class);
+        for (Access a : Objects.requireNonNull(access, "access")) {
+            rights.add(Objects.requireNonNull(a, "access"));
+        }
+        if (!buffer.hasRemaining()) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "cannot register an empty buffer");
+        }
+        if (buffer.isReadOnly() && (rights.contains(Access.LOCAL_WRITE) || rights.contains(Access.REMOTE_WRITE))) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "a read-only buffer cannot be registered for writing");
+        }
+        if (closed) {
+            throw Validation.closed("register");
+        }
+        MemoryRegionImpl region = new MemoryRegionImpl(this, device.register(buffer.slice(), rights));
+        regions.add(region);
+        return region;
+    }
+
     /** How many errors the pollers contained (each distinct cause is logged once). */
     public long pollerErrorCount() {
         return errors.total();
@@ -154,6 +184,7 @@ public final class RdmaRuntime implements AutoCloseable {
         closed = true;
         new ArrayList<>(listeners).forEach(ListenerImpl::close);
         new ArrayList<>(sharedEndpoints).forEach(SharedEndpointImpl::close);
+        new ArrayList<>(regions).forEach(MemoryRegionImpl::deregister);
         boolean allStopped = true;
         for (Poller p : pollers) {
             allStopped &= p.close(closeTimeout) || p.inPollerThread();
@@ -181,6 +212,10 @@ public final class RdmaRuntime implements AutoCloseable {
 
     void forget(ListenerImpl listener) {
         listeners.remove(listener);
+    }
+
+    void forget(MemoryRegionImpl region) {
+        regions.remove(region);
     }
 
     @Override

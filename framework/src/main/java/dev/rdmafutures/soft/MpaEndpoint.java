@@ -21,6 +21,7 @@ import dev.rdmafutures.spi.PendingHandle;
 import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConnection;
 import dev.rdmafutures.spi.ReadLimitNegotiation;
+import dev.rdmafutures.spi.WorkRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -29,6 +30,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +58,10 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
     private final SoftDevice device;
     private final SocketChannel channel;
     private final ArrayDeque<ByteBuffer> outbound = new ArrayDeque<>();
+    private final ByteBuffer[] gather = new ByteBuffer[64];
+    private long enqueuedBytes;
+    private long flushedBytes;
+    private SoftQueuePair queuePair;
     private SelectionKey key;
     private State state;
     /** Between reads in write mode (position = end of unread bytes); flipped only inside {@link #drainInbound}. */
@@ -212,6 +218,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         establish();
         if (!draining) {
             drainInbound(); // bytes the peer sent while we held the connection pending
+            queuePair.onReadable();
         }
     }
 
@@ -367,7 +374,11 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
             flush();
         }
         if (readyKey.isValid() && readyKey.isReadable() && state != State.CLOSED) {
-            readAvailable();
+            if (state == State.ESTABLISHED) {
+                queuePair.onReadable();
+            } else {
+                readAvailable();
+            }
         }
     }
 
@@ -384,6 +395,9 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
             return;
         }
         drainInbound();
+        if (state == State.ESTABLISHED) {
+            queuePair.onReadable();
+        }
     }
 
     private void drainInbound() {
@@ -438,13 +452,8 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
                     establish();
                 }
                 case ESTABLISHED -> {
-                    ByteBuffer ulpdu = framing.unframe(inbound, DdpHeader.TAGGED_LENGTH, 0xFFFF);
-                    if (ulpdu == null) {
-                        return;
-                    }
-                    throw new MpaProtocolException(Status.INVALID_NETWORK_RESPONSE,
-                            "peer sent RDMAP opcode " + DdpHeader.opcode(ulpdu)
-                                    + " but this connection has no data path operations posted");
+                    queuePair.adopt(inbound); // from here on the queue pair parses the stream itself
+                    return;
                 }
                 case DISCONNECTING -> inbound.position(inbound.limit()); // discarded: we are leaving
                 default -> {
@@ -454,7 +463,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         }
     }
 
-    private void onEndOfStream() {
+    void onEndOfStream() {
         switch (state) {
             case AWAITING_REPLY -> failEstablishment(new RdmaException(Status.CONNECTION_REFUSED,
                     "peer " + remoteAddress + " closed the connection without an MPA Reply"));
@@ -468,7 +477,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         }
     }
 
-    private void onTransportError(IOException e) {
+    void onTransportError(IOException e) {
         switch (state) {
             case AWAITING_REPLY -> failEstablishment(new RdmaException(Status.CONNECTION_REFUSED,
                     "peer " + remoteAddress + " reset the connection during MPA setup", e));
@@ -493,8 +502,41 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
     }
 
     private void send(ByteBuffer bytes) {
-        outbound.add(bytes);
+        enqueue(bytes);
         flush();
+    }
+
+    /** Queues bytes for the socket without writing yet; {@link #flush()} writes. */
+    void enqueue(ByteBuffer bytes) {
+        outbound.add(bytes);
+        enqueuedBytes += bytes.remaining();
+    }
+
+    /** Every byte ever queued. */
+    long enqueuedBytes() {
+        return enqueuedBytes;
+    }
+
+    /** Every byte the socket has taken. */
+    long flushedBytes() {
+        return flushedBytes;
+    }
+
+    /** Drops queued bytes not yet started; a partly written FPDU is kept so the stream stays framed. */
+    private void dropUnsent() {
+        ByteBuffer head = outbound.peek();
+        boolean keepHead = head != null && head.position() > 0 && head.hasRemaining();
+        outbound.clear();
+        if (keepHead) {
+            outbound.add(head);
+        }
+        enqueuedBytes = flushedBytes + (keepHead ? head.remaining() : 0);
+    }
+
+    void setReadInterest(boolean on) {
+        if (key.isValid()) {
+            key.interestOps(on ? key.interestOps() | SelectionKey.OP_READ : key.interestOps() & ~SelectionKey.OP_READ);
+        }
     }
 
     private void sendFpdu(ByteBuffer ulpdu) {
@@ -503,20 +545,34 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         send(fpdu.flip());
     }
 
-    private void flush() {
+    void flush() {
         if (state == State.CLOSED) {
             return;
         }
         try {
-            ByteBuffer head;
-            while ((head = outbound.peek()) != null) {
-                channel.write(head);
-                if (head.hasRemaining()) {
+            while (!outbound.isEmpty()) {
+                int n = 0;
+                long offered = 0;
+                for (ByteBuffer b : outbound) {
+                    gather[n++] = b;
+                    offered += b.remaining();
+                    if (n == gather.length) {
+                        break;
+                    }
+                }
+                long written = channel.write(gather, 0, n);
+                Arrays.fill(gather, 0, n, null);
+                flushedBytes += written;
+                while (!outbound.isEmpty() && !outbound.peek().hasRemaining()) {
+                    outbound.poll();
+                }
+                if (written < offered) { // the socket's send buffer is full: continue when it drains
                     key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
+                    notifyFlushed();
                     return;
                 }
-                outbound.poll();
             }
+            notifyFlushed();
             if (key.isValid()) {
                 key.interestOps(key.interestOps() & ~SelectionKey.OP_WRITE);
             }
@@ -549,9 +605,18 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
 
     // -------------------------------------------------------------------------------------- established connection
 
+    private void notifyFlushed() {
+        if (queuePair != null) {
+            queuePair.onFlushed(flushedBytes);
+        }
+    }
+
     private void establish() {
         cancelDeadline();
         state = State.ESTABLISHED;
+        queuePair = new SoftQueuePair(this, channel, device.regions(), framing,
+                connectionData.readLimits().inbound(), connectionData.readLimits().outbound(),
+                device.config().handshakeTimeout());
         EstablishEvents events = establishEvents;
         establishEvents = null;
         events.onEstablished(this, connectionData);
@@ -568,10 +633,37 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
     }
 
     @Override
+    public void post(WorkRequest request) {
+        if (state != State.ESTABLISHED) {
+            request.completion().failed(new RdmaException(Status.CONNECTION_INVALID,
+                    "connection " + localAddress + " -> " + remoteAddress + " is not connected"));
+            return;
+        }
+        queuePair.post(request);
+    }
+
+    /** The queue pair found a violation: send its Terminate, report the end, close once it is out. */
+    void terminateConnection(ByteBuffer terminate) {
+        dropUnsent();
+        state = State.DISCONNECTING;
+        shutdownAfterFlush = true;
+        armDeadline(this::closeChannel, device.config().disconnectTimeout());
+        reportEnd(DisconnectReason.PROTOCOL_ERROR);
+        send(terminate);
+    }
+
+    /** The peer sent a Terminate: the connection is over. */
+    void onPeerTerminated() {
+        endConnection(DisconnectReason.PROTOCOL_ERROR);
+    }
+
+    @Override
     public void disconnect() {
         if (state != State.ESTABLISHED) {
             return;
         }
+        queuePair.flushAll(null);
+        dropUnsent();
         state = State.DISCONNECTING;
         shutdownAfterFlush = true;
         armDeadline(() -> endConnection(DisconnectReason.LOCAL_DISCONNECT), device.config().disconnectTimeout());
@@ -580,6 +672,13 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
 
     private void endConnection(DisconnectReason reason) {
         closeChannel();
+        reportEnd(reason);
+    }
+
+    private void reportEnd(DisconnectReason reason) {
+        if (queuePair != null) {
+            queuePair.flushAll(null);
+        }
         ConnectionEvents events = connectionEvents;
         connectionEvents = null;
         if (events != null) {

@@ -1,5 +1,6 @@
 package dev.rdmafutures.soft;
 
+import dev.rdmafutures.Access;
 import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
@@ -9,10 +10,12 @@ import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
+import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.SharedAddress;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.List;
@@ -34,6 +37,7 @@ final class SoftDevice implements ProviderDevice {
     private final List<SoftEventLoop> loops = new CopyOnWriteArrayList<>();
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final Set<InetSocketAddress> sharedAddresses = ConcurrentHashMap.newKeySet();
+    private final RegionTable regions = new RegionTable();
 
     SoftDevice(ProviderConfig config) {
         this.config = config;
@@ -45,6 +49,7 @@ final class SoftDevice implements ProviderDevice {
                 .transport(AdapterInfo.Transport.IWARP)
                 .maxReadLimits(MAX_READ_LIMIT, MAX_READ_LIMIT)
                 .maxPrivateData(pd, pd, pd)
+                .readLocalInvalidateSupported(true)
                 .build();
     }
 
@@ -153,6 +158,15 @@ final class SoftDevice implements ProviderDevice {
         } catch (IOException ignored) {
             // Closing a socket can only fail in ways that leave nothing more to release.
         }
+    }
+
+    @Override
+    public ProviderRegion register(ByteBuffer bytes, Set<Access> access) {
+        return regions.register(bytes, access);
+    }
+
+    RegionTable regions() {
+        return regions;
     }
 
     @Override

@@ -11,6 +11,12 @@ public interface ProviderConnection {
     InetSocketAddress remoteAddress();
 
     /**
+     * Posts a request. Send-queue requests (reads, writes, sends) complete in the order posted, receives in the
+     * order posted; a connection that is no longer connected fails it with CONNECTION_INVALID.
+     */
+    void post(WorkRequest request);
+
+    /**
      * Disconnects gracefully, bounded by the configured disconnect timeout; ends with
      * {@link ConnectionEvents#onDisconnected} (LOCAL_DISCONNECT unless the peer was first).
      */

@@ -1,7 +1,10 @@
 package dev.rdmafutures.spi;
 
 import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.Access;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Set;
 
 /** A provider opened for one runtime: its adapter, and factories for per-poller event loops and bound addresses. */
 public interface ProviderDevice extends AutoCloseable {
@@ -24,6 +27,13 @@ public interface ProviderDevice extends AutoCloseable {
      * @throws dev.rdmafutures.RdmaException SHARING_VIOLATION, INVALID_ADDRESS, TOO_MANY_ADDRESSES
      */
     SharedAddress reserveSharedAddress(InetSocketAddress address);
+
+    /**
+     * Registers {@code bytes} (position to limit) with {@code access}. Thread-safe.
+     *
+     * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when no token is left
+     */
+    ProviderRegion register(ByteBuffer bytes, Set<Access> access);
 
     /** Releases device-wide resources; called after every event loop is closed. */
     @Override

@@ -29,6 +29,34 @@ public final class DdpHeader {
                 .putInt(stag).putLong(taggedOffset);
     }
 
+    /** Writes an untagged header at {@code out}'s position. */
+    public static void putUntagged(ByteBuffer out, int opcode, boolean last, int reservedForUlp, int queue, int msn,
+                                   int messageOffset) {
+        out.put((byte) ((last ? LAST : 0) | DDP_VERSION)).put((byte) ((RDMAP_VERSION << 6) | opcode))
+                .putInt(reservedForUlp).putInt(queue).putInt(msn).putInt(messageOffset);
+    }
+
+    /** Writes a tagged header, last segment or not. */
+    public static void putTagged(ByteBuffer out, int opcode, boolean last, int stag, long taggedOffset) {
+        out.put((byte) (TAGGED | (last ? LAST : 0) | DDP_VERSION)).put((byte) ((RDMAP_VERSION << 6) | opcode))
+                .putInt(stag).putLong(taggedOffset);
+    }
+
+    /** Whether the control byte {@code c0} (first of a DDP header) marks a tagged segment. */
+    public static boolean isTagged(int c0) {
+        return (c0 & TAGGED) != 0;
+    }
+
+    /** Whether the control byte {@code c0} marks the last segment of a message. */
+    public static boolean isLast(int c0) {
+        return (c0 & LAST) != 0;
+    }
+
+    /** Whether both control bytes carry the versions we speak (DDP 1, RDMAP 1). */
+    public static boolean versionsSupported(int c0, int c1) {
+        return (c0 & 0x03) == DDP_VERSION && (c1 >>> 6) == RDMAP_VERSION;
+    }
+
     /** Whether {@code ulpdu} is a tagged, last segment. */
     public static boolean isTaggedLast(ByteBuffer ulpdu) {
         int c = ulpdu.get(ulpdu.position()) & 0xFF;

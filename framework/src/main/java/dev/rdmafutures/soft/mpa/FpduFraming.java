@@ -39,13 +39,36 @@ public final class FpduFraming {
 
     /** Frames {@code ulpdu} (consumed) into {@code out}, which needs {@link #fpduLength} bytes of room. */
     public void frame(ByteBuffer ulpdu, ByteBuffer out) {
-        int ulpduLength = ulpdu.remaining();
-        int start = out.position();
-        out.putShort((short) ulpduLength).put(ulpdu);
-        for (int i = padFor(ulpduLength); i > 0; i--) {
-            out.put((byte) 0);
+        ByteBuffer head = ByteBuffer.allocate(LENGTH_FIELD).putShort((short) ulpdu.remaining()).flip();
+        ByteBuffer trailer = trailer(head, ulpdu);
+        out.put(head).put(ulpdu).put(trailer);
+    }
+
+    /**
+     * The pad and CRC that end an FPDU whose bytes, length field first, are {@code head} followed by
+     * {@code payload} (either may be empty); neither buffer is moved. This lets a sender gather header, payload
+     * straight from registered memory, and trailer into one write without copying the payload.
+     */
+    public ByteBuffer trailer(ByteBuffer head, ByteBuffer payload) {
+        int ulpduLength = head.remaining() - LENGTH_FIELD + (payload == null ? 0 : payload.remaining());
+        int pad = padFor(ulpduLength);
+        ByteBuffer trailer = ByteBuffer.allocate(pad + CRC_FIELD);
+        int value = 0;
+        if (crcEnabled) {
+            crc.reset();
+            crc.update(head.duplicate());
+            if (payload != null) {
+                crc.update(payload.duplicate());
+            }
+            crc.update(trailer.slice(0, pad));
+            value = Integer.reverseBytes((int) crc.getValue());
         }
-        out.putInt(crcEnabled ? wireCrc(out, start, out.position() - start) : 0);
+        return trailer.position(pad).putInt(value).flip();
+    }
+
+    /** The wire form of a CRC32c register value: least significant byte first, read as a big-endian int. */
+    public static int wireValue(CRC32C finished) {
+        return Integer.reverseBytes((int) finished.getValue());
     }
 
     /**

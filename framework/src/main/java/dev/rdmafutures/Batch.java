@@ -1,0 +1,24 @@
+package dev.rdmafutures;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Operations collected on one connection and posted together with {@link #post()}: one hand-off to the poller and
+ * one transmission burst (doorbell batching, NDK's DEFER). Not thread-safe; single use.
+ */
+public interface Batch {
+    /** Adds an RDMA Read; see {@link RdmaConnection#read}. */
+    Batch read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+               OperationFlag... flags);
+
+    /** Adds an RDMA Write; see {@link RdmaConnection#write}. */
+    Batch write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+                OperationFlag... flags);
+
+    /** Adds a Send; see {@link RdmaConnection#send}. */
+    Batch send(MemoryRegion local, int offset, int length, OperationFlag... flags);
+
+    /** Posts everything added, in order; the futures are in the order the operations were added. */
+    List<CompletableFuture<Completion>> post();
+}

@@ -1,0 +1,101 @@
+package dev.rdmafutures;
+
+import dev.rdmafutures.spi.ProviderRegion;
+import java.nio.ByteBuffer;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A registered region: the provider's registration plus a count of operations using it, so that a cache can
+ * retire it without ever deregistering under a running operation.
+ */
+final class MemoryRegionImpl implements MemoryRegion {
+    private final RdmaRuntime owner;
+    private final ProviderRegion region;
+    private final AtomicInteger inUse = new AtomicInteger();
+    private volatile boolean retiring;
+
+    MemoryRegionImpl(RdmaRuntime owner, ProviderRegion region) {
+        this.owner = owner;
+        this.region = region;
+    }
+
+    ProviderRegion provider() {
+        return region;
+    }
+
+    boolean belongsTo(RdmaRuntime runtime) {
+        return owner == runtime;
+    }
+
+    @Override
+    public ByteBuffer buffer() {
+        return region.bytes().duplicate();
+    }
+
+    @Override
+    public int length() {
+        return region.length();
+    }
+
+    @Override
+    public Set<Access> access() {
+        return region.access();
+    }
+
+    @Override
+    public int token() {
+        return region.token();
+    }
+
+    @Override
+    public RemoteBuffer remote() {
+        return new RemoteBuffer(0, region.length(), region.token());
+    }
+
+    @Override
+    public boolean isValid() {
+        return region.isValid();
+    }
+
+    /** An operation starts using the region. */
+    void acquire() {
+        inUse.incrementAndGet();
+    }
+
+    /** An operation stopped using it; the last one out finishes a pending retirement. */
+    void release() {
+        if (inUse.decrementAndGet() == 0 && retiring) {
+            deregister();
+        }
+    }
+
+    /** Deregisters now if idle, otherwise when the last operation using it completes. */
+    void retire() {
+        retiring = true;
+        if (inUse.get() == 0) {
+            deregister();
+        }
+    }
+
+    int operationsInFlight() {
+        return inUse.get();
+    }
+
+    @Override
+    public void deregister() {
+        region.invalidate();
+        owner.forget(this);
+    }
+
+    @Override
+    public void close() {
+        deregister();
+    }
+
+    @Override
+    public String toString() {
+        return String.format("MemoryRegion[%d bytes, token=0x%08x, %s%s]", length(), token(), access(),
+                isValid() ? "" : ", invalid");
+    }
+}

@@ -1,0 +1,67 @@
+package dev.rdmafutures.soft;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.spi.ProviderRegion;
+import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/** A soft registration: the buffer, its rights, and its STag in the device's table while valid. */
+final class SoftRegion implements ProviderRegion {
+    private final RegionTable table;
+    private final ByteBuffer bytes;
+    private final Set<Access> access;
+    private final int token;
+    private volatile boolean valid = true;
+
+    SoftRegion(RegionTable table, ByteBuffer bytes, Set<Access> access, int token) {
+        this.table = table;
+        this.bytes = bytes;
+        this.access = Collections.unmodifiableSet(EnumSet.copyOf(access.isEmpty()
+                ? EnumSet.noneOf(Access.class) : access));
+        this.token = token;
+    }
+
+    @Override
+    public int token() {
+        return token;
+    }
+
+    @Override
+    public ByteBuffer bytes() {
+        return bytes.duplicate();
+    }
+
+    /** A view of {@code length} bytes from {@code offset}, for placing or gathering without a copy. */
+    ByteBuffer view(int offset, int length) {
+        return bytes.slice(offset, length);
+    }
+
+    @Override
+    public int length() {
+        return bytes.capacity();
+    }
+
+    @Override
+    public Set<Access> access() {
+        return access;
+    }
+
+    boolean allows(Access right) {
+        return access.contains(right);
+    }
+
+    @Override
+    public boolean isValid() {
+        return valid;
+    }
+
+    @Override
+    public void invalidate() {
+        if (valid) {
+            valid = false;
+            table.remove(this);
+        }
+    }
+}

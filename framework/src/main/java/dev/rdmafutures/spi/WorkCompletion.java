@@ -1,0 +1,15 @@
+package dev.rdmafutures.spi;
+
+import dev.rdmafutures.RdmaException;
+
+/** Where a provider reports the outcome of a {@link WorkRequest}: exactly one call, on the poller thread. */
+public interface WorkCompletion {
+    /** The request succeeded after moving {@code bytes}. */
+    void completed(int bytes);
+
+    /** A receive completed by a Send with Invalidate, which invalidated the local region with {@code token}. */
+    void completedWithInvalidate(int bytes, int token);
+
+    /** The request failed; CANCELED when flushed by a disconnect. */
+    void failed(RdmaException error);
+}

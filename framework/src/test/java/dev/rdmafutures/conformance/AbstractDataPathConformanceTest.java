@@ -1,0 +1,367 @@
+package dev.rdmafutures.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.Completion;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** The data path (ndk-semantics §5): READ, WRITE, SEND/RECEIVE, flags, limits and errors, for any provider. */
+public abstract class AbstractDataPathConformanceTest extends ConformanceSupport {
+    private static final Access[] ALL = {Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE};
+
+    protected MemoryRegion register(dev.rdmafutures.RdmaRuntime runtime, int size, Access... access) {
+        return closeLater(runtime.register(ByteBuffer.allocateDirect(size), access));
+    }
+
+    private static void fill(MemoryRegion region, long seed) {
+        ByteBuffer b = region.buffer();
+        Random r = new Random(seed);
+        while (b.remaining() >= 8) {
+            b.putLong(r.nextLong());
+        }
+        while (b.hasRemaining()) {
+            b.put((byte) r.nextInt());
+        }
+    }
+
+    private static long checksum(MemoryRegion region, int offset, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(region.buffer().slice(offset, length));
+        return crc.getValue();
+    }
+
+    /**
+     * Waits until the peer has placed every earlier write of {@code connection} into {@code remote}: a write
+     * completes when the transport took it, and a zero-length read is answered only after what preceded it.
+     */
+    private void placed(RdmaConnection connection, MemoryRegion scratch, MemoryRegion remote) {
+        await(connection.read(scratch, 0, remote.remote(), 0, 0));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 7, 4096, 65503, 65504, 65505, 65536, 1 << 20, 16 << 20})
+    void readWriteAndSendMoveEveryByteAtUnalignedOffsets(int size) {
+        Pair pair = connectPair(listen());
+        MemoryRegion clientMem = register(client, size + 16, ALL);
+        MemoryRegion serverMem = register(server, size + 16, ALL);
+        fill(serverMem, size);
+        fill(clientMem, ~size);
+
+        Completion read = await(pair.client().read(clientMem, 3, serverMem.remote(), 5, size));
+        assertThat(read.bytes()).isEqualTo(size);
+        assertThat(checksum(clientMem, 3, size)).isEqualTo(checksum(serverMem, 5, size));
+
+        fill(clientMem, size * 31L);
+        await(pair.client().write(clientMem, 1, serverMem.remote(), 7, size));
+        // A read after a write from the same side sees it: the stream is ordered.
+        MemoryRegion probe = register(client, size, ALL);
+        await(pair.client().read(probe, 0, serverMem.remote(), 7, size));
+        assertThat(checksum(probe, 0, size)).isEqualTo(checksum(clientMem, 1, size));
+
+        CompletableFuture<Completion> received = pair.server().receive(serverMem, 2, size + 10);
+        fill(clientMem, size * 7L);
+        await(pair.client().send(clientMem, 9, size));
+        assertThat(await(received).bytes()).isEqualTo(size);
+        assertThat(checksum(serverMem, 2, size)).isEqualTo(checksum(clientMem, 9, size));
+    }
+
+    @Test
+    void zeroLengthOperationsComplete() {
+        Pair pair = connectPair(listen());
+        MemoryRegion a = register(client, 16, ALL);
+        MemoryRegion b = register(server, 16, ALL);
+        assertThat(await(pair.client().read(a, 0, b.remote(), 0, 0)).bytes()).isZero();
+        assertThat(await(pair.client().write(a, 0, b.remote(), 0, 0)).bytes()).isZero();
+        CompletableFuture<Completion> rx = pair.server().receive(b, 0, 16);
+        await(pair.client().send(a, 0, 0));
+        assertThat(await(rx).bytes()).isZero();
+    }
+
+    @Test
+    void readsBeyondTheOutboundLimitWaitInOrderAndAllComplete() {
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress())
+                .withReadLimits(4, 1).start();
+        RdmaConnection s = closeLater(await(await(listener.next()).accept()));
+        RdmaConnection cc = closeLater(await(c));
+        assertThat(cc.connectionData().readLimits().outbound()).isEqualTo(1);
+        MemoryRegion remote = register(server, 64 * 1024, ALL);
+        fill(remote, 99);
+        MemoryRegion local = register(client, 64 * 1024, ALL);
+        List<CompletableFuture<Completion>> reads = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            reads.add(cc.read(local, i * 2048, remote.remote(), i * 2048, 2048));
+        }
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < reads.size(); i++) {
+            int index = i;
+            reads.get(i).thenRun(() -> order.add(index));
+        }
+        reads.forEach(ConformanceSupport::await);
+        assertThat(checksum(local, 0, 64 * 1024)).isEqualTo(checksum(remote, 0, 64 * 1024));
+        assertThat(order).isSorted();
+        assertThat(s.isConnected()).isTrue();
+    }
+
+    @Test
+    void silentSuccessCompletesWithTheNextSignalledOperation() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 4096, ALL);
+        MemoryRegion remote = register(server, 4096, ALL);
+        fill(local, 1);
+        CompletableFuture<Completion> silent = pair.client().write(local, 0, remote.remote(), 0, 1024,
+                OperationFlag.SILENT_SUCCESS);
+        CompletableFuture<Completion> signalled = pair.client().write(local, 1024, remote.remote(), 1024, 1024);
+        await(signalled);
+        assertThat(await(silent).bytes()).isEqualTo(1024);
+        placed(pair.client(), local, remote);
+        assertThat(checksum(remote, 0, 2048)).isEqualTo(checksum(local, 0, 2048));
+    }
+
+    @Test
+    void aFencedOperationStartsAfterEarlierReadsAndSeesTheirEffects() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 8192, ALL);
+        MemoryRegion remote = register(server, 8192, ALL);
+        fill(remote, 5);
+        CompletableFuture<Completion> read = pair.client().read(local, 0, remote.remote(), 0, 4096);
+        // The fenced write sends what the read brought in: without the fence it would send stale bytes.
+        CompletableFuture<Completion> write = pair.client().write(local, 0, remote.remote(), 4096, 4096,
+                OperationFlag.READ_FENCE);
+        await(read);
+        await(write);
+        placed(pair.client(), local, remote);
+        assertThat(checksum(remote, 4096, 4096)).isEqualTo(checksum(remote, 0, 4096));
+    }
+
+    @Test
+    void readLocalInvalidateRevokesTheLocalTokenWhereSupported() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion remote = register(server, 64, ALL);
+        await(pair.client().read(local, 0, remote.remote(), 0, 64, OperationFlag.RDMA_READ_LOCAL_INVALIDATE));
+        assertThat(local.isValid()).isEqualTo(!client.adapterInfo().isReadLocalInvalidateSupported());
+    }
+
+    @Test
+    void deferredOperationsGoOutWithTheNextOneAndBatchesPostInOrder() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64 * 1024, ALL);
+        MemoryRegion remote = register(server, 64 * 1024, ALL);
+        fill(local, 11);
+        CompletableFuture<Completion> deferred = pair.client().write(local, 0, remote.remote(), 0, 4096,
+                OperationFlag.DEFER);
+        await(pair.client().write(local, 4096, remote.remote(), 4096, 4096));
+        await(deferred);
+        var batch = pair.client().batch();
+        for (int i = 2; i < 16; i++) {
+            batch.write(local, i * 4096, remote.remote(), i * 4096, 4096);
+        }
+        batch.post().forEach(ConformanceSupport::await);
+        placed(pair.client(), local, remote);
+        assertThat(checksum(remote, 0, 64 * 1024)).isEqualTo(checksum(local, 0, 64 * 1024));
+    }
+
+    @Test
+    void aSendWaitsForTheReceiveThePeerPostsLater() throws Exception {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 128, ALL);
+        MemoryRegion remote = register(server, 128, ALL);
+        fill(local, 3);
+        CompletableFuture<Completion> sent = pair.client().send(local, 0, 100);
+        Thread.sleep(200);
+        CompletableFuture<Completion> received = pair.server().receive(remote, 0, 128);
+        assertThat(await(received).bytes()).isEqualTo(100);
+        await(sent);
+        assertThat(checksum(remote, 0, 100)).isEqualTo(checksum(local, 0, 100));
+    }
+
+    @Test
+    void sendWithInvalidateRevokesThePeersRegion() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 16, ALL);
+        MemoryRegion target = register(server, 16, ALL);
+        MemoryRegion rxBuffer = register(server, 16, ALL);
+        CompletableFuture<Completion> rx = pair.server().receive(rxBuffer, 0, 16);
+        await(pair.client().sendAndInvalidate(local, 0, 8, target.token()));
+        assertThat(await(rx).invalidatedToken()).hasValue(target.token());
+        assertThat(target.isValid()).isFalse();
+    }
+
+    // ------------------------------------------------------------------------------------------------- errors
+
+    @Test
+    void localMistakesFailAtOnceAndLeaveTheConnectionUp() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion readOnly = register(client, 64, Access.REMOTE_READ);
+        MemoryRegion remote = register(server, 64, ALL);
+        awaitFailure(pair.client().read(local, 0, remote.remote(), 32, 64), Status.REMOTE_RESOURCES);
+        awaitFailure(pair.client().read(local, 60, remote.remote(), 0, 8), Status.ACCESS_VIOLATION);
+        awaitFailure(pair.client().read(readOnly, 0, remote.remote(), 0, 8), Status.ACCESS_VIOLATION);
+        awaitFailure(pair.client().receive(readOnly, 0, 8), Status.ACCESS_VIOLATION);
+        awaitFailure(pair.client().read(local, -1, remote.remote(), 0, 8), Status.INVALID_PARAMETER);
+        MemoryRegion gone = register(client, 64, ALL);
+        gone.deregister();
+        awaitFailure(pair.client().write(gone, 0, remote.remote(), 0, 8), Status.ACCESS_VIOLATION);
+        MemoryRegion foreign = register(server, 64, ALL);
+        awaitFailure(pair.client().write(foreign, 0, remote.remote(), 0, 8), Status.ACCESS_VIOLATION);
+        await(pair.client().read(local, 0, remote.remote(), 0, 64));
+        assertThat(pair.client().isConnected()).isTrue();
+    }
+
+    @Test
+    void aReadWithATokenThePeerRefusesFailsAndTerminates() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion writeOnly = register(server, 64, Access.REMOTE_WRITE);
+        awaitFailure(pair.client().read(local, 0, writeOnly.remote(), 0, 64), Status.ACCESS_VIOLATION);
+        assertThat(await(pair.client().disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+        assertThat(await(pair.server().disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+    }
+
+    @Test
+    void aRevokedOrForgedTokenNeverExposesAByte() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 256, ALL);
+        MemoryRegion remote = register(server, 64, ALL);
+        RemoteBuffer token = remote.remote();
+        remote.deregister();
+        awaitFailure(pair.client().read(local, 0, token, 0, 64), Status.ACCESS_VIOLATION);
+        assertThat(checksum(local, 0, 256)).isEqualTo(checksum(register(client, 256, ALL), 0, 256));
+
+        Pair second = connectPair(listen());
+        MemoryRegion small = register(server, 64, ALL);
+        RemoteBuffer forged = new RemoteBuffer(small.remote().address(), 256, small.token());
+        awaitFailure(second.client().read(local, 0, forged, 0, 256), Status.REMOTE_RESOURCES);
+        assertThat(await(second.server().disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+    }
+
+    @Test
+    void aWriteThePeerRefusesLeavesItsMemoryUntouchedAndTerminates() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        fill(local, 8);
+        MemoryRegion readOnly = register(server, 64, Access.REMOTE_READ);
+        long before = checksum(readOnly, 0, 64);
+        pair.client().write(local, 0, readOnly.remote(), 0, 64);
+        CompletableFuture<Completion> after = pair.client().read(local, 0, readOnly.remote(), 0, 8);
+        assertThat(await(pair.server().disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+        awaitFailure(after, Status.ACCESS_VIOLATION);
+        assertThat(checksum(readOnly, 0, 64)).isEqualTo(before);
+    }
+
+    @Test
+    void aSendLargerThanTheReceiveOverflowsAndTerminates() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 128, ALL);
+        MemoryRegion remote = register(server, 128, ALL);
+        CompletableFuture<Completion> rx = pair.server().receive(remote, 0, 16);
+        pair.client().send(local, 0, 100);
+        awaitFailure(rx, Status.BUFFER_OVERFLOW);
+        assertThat(remote.buffer().get(16)).isZero();
+        assertThat(await(pair.client().disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+    }
+
+    @Test
+    void operationsOnADisconnectedConnectionAreInvalidAndOutstandingOnesAreCanceledOnBothSides() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion remote = register(server, 64, ALL);
+        CompletableFuture<Completion> clientRx = pair.client().receive(local, 0, 64);
+        CompletableFuture<Completion> serverRx = pair.server().receive(remote, 0, 64);
+        await(pair.client().disconnect());
+        awaitFailure(clientRx, Status.CANCELED);
+        awaitFailure(serverRx, Status.CANCELED);
+        awaitFailure(pair.client().read(local, 0, remote.remote(), 0, 8), Status.CONNECTION_INVALID);
+    }
+
+    @Test
+    void disconnectingInTheMiddleOfTrafficCompletesEveryFuture() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 1 << 20, ALL);
+        MemoryRegion remote = register(server, 1 << 20, ALL);
+        List<CompletableFuture<Completion>> ops = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            ops.add(i % 2 == 0 ? pair.client().write(local, 0, remote.remote(), 0, 1 << 20)
+                    : pair.client().read(local, 0, remote.remote(), 0, 1 << 20));
+        }
+        pair.server().disconnect();
+        for (CompletableFuture<Completion> op : ops) {
+            op.handle((v, e) -> e == null || e.getCause() instanceof dev.rdmafutures.RdmaException r
+                    && r.status() == Status.CANCELED ? "ok" : "unexpected " + e).thenAccept(result ->
+                    assertThat(result).isEqualTo("ok"));
+            awaitSettled(op);
+        }
+        assertThat(await(pair.client().disconnected())).isEqualTo(DisconnectReason.PEER_DISCONNECTED);
+    }
+
+    private static void awaitSettled(CompletableFuture<?> f) {
+        await(f.handle((v, e) -> {
+            if (e != null) {
+                Throwable cause = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
+                assertThat(cause).isInstanceOf(dev.rdmafutures.RdmaException.class);
+                assertThat(((dev.rdmafutures.RdmaException) cause).status()).isEqualTo(Status.CANCELED);
+            }
+            return null;
+        }));
+    }
+
+    @Test
+    void manyConnectionsAndThreadsKeepEveryByteIntact() throws Exception {
+        RdmaListener listener = listen();
+        int connections = 4;
+        int size = 32 * 1024;
+        List<Pair> pairs = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            pairs.add(connectPair(listener));
+        }
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            Pair pair = pairs.get(t % connections);
+            int seed = t;
+            threads.add(new Thread(() -> {
+                try {
+                    MemoryRegion remote = register(server, size, ALL);
+                    MemoryRegion local = register(client, size, ALL);
+                    MemoryRegion back = register(client, size, ALL);
+                    for (int round = 0; round < 25; round++) {
+                        fill(local, seed * 1000L + round);
+                        List<CompletableFuture<Completion>> window = new ArrayList<>();
+                        for (int k = 0; k < 8; k++) {
+                            window.add(pair.client().write(local, k * 4096, remote.remote(), k * 4096, 4096));
+                        }
+                        window.forEach(ConformanceSupport::await);
+                        await(pair.client().read(back, 0, remote.remote(), 0, size));
+                        assertThat(checksum(back, 0, size)).isEqualTo(checksum(local, 0, size));
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(failures).isEmpty();
+    }
+}
