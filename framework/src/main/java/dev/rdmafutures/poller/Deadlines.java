@@ -29,8 +29,10 @@ final class Deadlines {
                 continue;
             }
             head.cancelled = true;
+            Runnable task = head.task;
+            head.task = null;
             try {
-                head.task.run();
+                task.run();
             } catch (Throwable t) {
                 errors.record("deadline task", t);
             }
@@ -63,7 +65,7 @@ final class Deadlines {
     private final class Deadline implements Comparable<Deadline>, Cancellable {
         final long dueNanos;
         final long seq;
-        final Runnable task;
+        Runnable task;
         boolean cancelled;
 
         Deadline(long dueNanos, long seq, Runnable task) {
@@ -76,6 +78,7 @@ final class Deadlines {
         public void cancel() {
             if (!cancelled) {
                 cancelled = true;
+                task = null; // what the task captured (a whole connection, often) is free at once
                 onCancel();
             }
         }

@@ -46,8 +46,11 @@ import org.slf4j.LoggerFactory;
 final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHandle, IncomingRequest,
         ProviderConnection {
     private static final Logger LOG = LoggerFactory.getLogger(MpaEndpoint.class);
-    /** Room for the largest FPDU (16-bit ULPDU length) and, before that, the largest MPA message. */
-    private static final int RECEIVE_BUFFER = FpduFraming.fpduLength(0xFFFF);
+    /**
+     * Room for the largest MPA message; the RTR after it is smaller. Once established, the queue pair parses the
+     * stream with its own staging buffer, so this stays small for every connection.
+     */
+    private static final int RECEIVE_BUFFER = MpaMessage.HEADER_LENGTH + MpaMessage.MAX_PRIVATE_DATA;
 
     private enum State {
         CONNECTING, AWAITING_REPLY, AWAITING_COMPLETION, AWAITING_REQUEST, AWAITING_ANSWER, AWAITING_RTR,

@@ -383,7 +383,7 @@ final class SoftQueuePair {
                 return terminate(Terminate.INVALID_STAG, "Read Response to the wrong sink STag");
             }
             long end = (long) r.localOffset() + r.length();
-            if (taggedOffset < r.localOffset() || taggedOffset + payloadRemaining > end) {
+            if (taggedOffset < r.localOffset() || taggedOffset > end - payloadRemaining) {
                 return terminate(Terminate.BASE_OR_BOUNDS, "Read Response outside the read's sink buffer");
             }
             target = payloadRemaining == 0 ? null
@@ -511,7 +511,7 @@ final class SoftQueuePair {
         if (!region.allows(right)) {
             return Terminate.ACCESS_RIGHTS;
         }
-        if (offset < 0 || offset + length > region.length()) {
+        if (offset < 0 || offset > region.length() - length) { // no offset + length: a peer can overflow it
             return Terminate.BASE_OR_BOUNDS;
         }
         return null;
