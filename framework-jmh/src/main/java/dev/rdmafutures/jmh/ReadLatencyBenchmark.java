@@ -19,46 +19,65 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * RDMA Read round trip on the soft provider (request out, response placed, future done) against a busy-polling
- * NIO ping-pong that moves the same bytes: a 28-byte request and a {@code size}-byte response.
+ * NIO ping-pong that moves the same bytes: a 28-byte request and a {@code size}-byte response. Each side has its
+ * own state, so only the one being measured has threads running.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-@State(Scope.Benchmark)
 public class ReadLatencyBenchmark {
-    @Param({"8", "4096", "65536"})
-    public int size;
 
-    private SoftPair soft;
-    private SocketBaselines pingPong;
-    private final ByteBuffer request = ByteBuffer.allocateDirect(SocketBaselines.REQUEST);
-    private ByteBuffer response;
+    /** The soft connection: both ends on one busy-spinning poller, the caller spinning on the future. */
+    @State(Scope.Benchmark)
+    public static class Soft {
+        @Param({"8", "4096", "65536"})
+        public int size;
+        SoftPair pair;
 
-    @Setup(Level.Trial)
-    public void setUp() throws Exception {
-        soft = new SoftPair(size, 16);
-        pingPong = SocketBaselines.pingPong(size);
-        response = ByteBuffer.allocateDirect(size);
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            pair = SoftPair.sharedPoller(size, 16);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            pair.close();
+        }
     }
 
-    @TearDown(Level.Trial)
-    public void tearDown() throws Exception {
-        soft.close();
-        pingPong.close();
+    /** The NIO baseline: two busy-polling threads. */
+    @State(Scope.Benchmark)
+    public static class Nio {
+        @Param({"8", "4096", "65536"})
+        public int size;
+        SocketBaselines pingPong;
+        final ByteBuffer request = ByteBuffer.allocateDirect(SocketBaselines.REQUEST);
+        ByteBuffer response;
+
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            pingPong = SocketBaselines.pingPong(size);
+            response = ByteBuffer.allocateDirect(size);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws Exception {
+            pingPong.close();
+        }
     }
 
     /** One soft RDMA Read of {@code size} bytes. */
     @Benchmark
-    public Completion softRead() {
-        return SoftPair.spin(soft.client.read(soft.sink, 0, soft.source.remote(), 0, size));
+    public Completion softRead(Soft s) {
+        return SoftPair.spin(s.pair.client.read(s.pair.sink, 0, s.pair.source.remote(), 0, s.size));
     }
 
     /** Baseline: a busy-polling NIO request/response of the same sizes. */
     @Benchmark
-    public ByteBuffer nioPingPong() throws Exception {
-        pingPong.roundTrip(request, response);
-        return response;
+    public ByteBuffer nioPingPong(Nio n) throws Exception {
+        n.pingPong.roundTrip(n.request, n.response);
+        return n.response;
     }
 }

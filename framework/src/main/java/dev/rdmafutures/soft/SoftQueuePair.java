@@ -82,6 +82,8 @@ final class SoftQueuePair {
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).flip();
     private Phase phase = Phase.HEADER;
     private Cancellable receiveDeadline;
+    /** A read this round returned less than it had room for: another read would return 0, so skip it. */
+    private boolean socketDrained;
 
     // The segment being parsed.
     private int ulpduLength;
@@ -260,6 +262,7 @@ final class SoftQueuePair {
 
     /** Parses and places whatever the socket has. */
     void onReadable() {
+        socketDrained = false;
         try {
             while (phase != Phase.DEAD && phase != Phase.AWAIT_RECEIVE && step()) {
                 // each step consumes a header, payload bytes, or a trailer
@@ -291,8 +294,13 @@ final class SoftQueuePair {
     /** Makes {@code n} bytes available in staging; false if they have not arrived yet (or the stream ended). */
     private boolean ensure(int n) throws IOException {
         while (staging.remaining() < n) {
+            if (socketDrained) {
+                return false; // the selector reports the socket readable again when more arrives
+            }
             staging.compact();
+            int room = staging.remaining();
             int read = channel.read(staging);
+            socketDrained = read < room;
             staging.flip();
             if (read < 0) {
                 phase = Phase.DEAD;
@@ -531,8 +539,13 @@ final class SoftQueuePair {
             payloadRemaining -= inStaging;
         }
         if (payloadRemaining > 0) {
+            if (socketDrained) {
+                return false;
+            }
             int before = target.position();
+            int room = target.remaining();
             int read = channel.read(target);
+            socketDrained = read < room;
             if (read < 0) {
                 phase = Phase.DEAD;
                 endpoint.onEndOfStream();
