@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The main job: one runtime (the {@code soft} provider unless {@code -Dprovider=...} says otherwise), a listener
  * that accepts one client and rejects another with private data, a connect with private data and read limits,
- * the negotiated connection data, the rejection's error, and a clean shutdown. Prints a summary; exits 0 on
+ * the negotiated connection data, the rejection's error, a tour of the data path with latency and throughput
+ * beside a TCP baseline from the same run, and a clean shutdown. Prints a summary; exits 0 on
  * success, 1 if any step did not behave.
  */
 public final class Demo {
@@ -34,12 +35,19 @@ public final class Demo {
         try (RdmaRuntime runtime = RdmaRuntime.builder().provider(provider).build()) {
             out.println("RdmaFutures demo on " + runtime.adapterInfo());
             RdmaListener listener = runtime.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            CompletableFuture<RdmaConnection> accepted = new CompletableFuture<>();
             listener.onRequest(request -> {
                 String hello = text(request.privateData());
                 if (hello.startsWith("let me in")) {
                     request.withReadLimits(6, 2).withPrivateData(bytes("welcome, " + hello.substring(10)))
                             .onDisconnect(reason -> out.println("server: peer disconnected (" + reason + ")"))
-                            .accept();
+                            .accept().whenComplete((c, e) -> {
+                                if (e == null) {
+                                    accepted.complete(c);
+                                } else {
+                                    accepted.completeExceptionally(e);
+                                }
+                            });
                 } else {
                     request.reject(bytes("not on the list: " + hello));
                 }
@@ -65,6 +73,12 @@ public final class Demo {
                 RdmaException error = (RdmaException) e.getCause();
                 out.printf("rejected: status=%s retryable=%s%n", error.status(), error.isRetryable());
                 out.printf("  server's reject private data: \"%s\"%n", text(error.peerPrivateData()));
+            }
+
+            RdmaConnection serverSide = accepted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            if (!new DataPathTour(runtime, connection, serverSide, out).run()) {
+                out.println("UNEXPECTED: corrupted data");
+                status = 1;
             }
 
             get(connection.disconnect());
