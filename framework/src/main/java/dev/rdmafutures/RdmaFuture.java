@@ -25,19 +25,33 @@ final class RdmaFuture<T> extends CompletableFuture<T> {
     @Override
     public T get() throws InterruptedException, ExecutionException {
         refuseBlockingOnPoller();
+        driveUntilDone(Long.MAX_VALUE);
         return super.get();
     }
 
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         refuseBlockingOnPoller();
+        driveUntilDone(System.nanoTime() + unit.toNanos(timeout));
         return super.get(timeout, unit);
     }
 
     @Override
     public T join() {
         refuseBlockingOnPoller();
+        driveUntilDone(Long.MAX_VALUE);
         return super.join();
+    }
+
+    /** On a thread that drives runtimes itself ({@code pollerThreads(0)}), waiting means polling them. */
+    private void driveUntilDone(long deadlineNanos) {
+        Runnable drive = Invokers.current();
+        if (drive == null) {
+            return;
+        }
+        while (!isDone() && (deadlineNanos == Long.MAX_VALUE || System.nanoTime() - deadlineNanos < 0)) {
+            drive.run();
+        }
     }
 
     private void refuseBlockingOnPoller() {

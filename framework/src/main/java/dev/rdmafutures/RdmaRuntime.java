@@ -54,6 +54,7 @@ public final class RdmaRuntime implements AutoCloseable {
     private final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
     private final Set<SharedEndpointImpl> sharedEndpoints = ConcurrentHashMap.newKeySet();
     private final Set<MemoryRegionImpl> regions = ConcurrentHashMap.newKeySet();
+    private final boolean invoked;
     private volatile boolean closed;
 
     private RdmaRuntime(Builder b, RdmaProvider provider) {
@@ -64,10 +65,15 @@ public final class RdmaRuntime implements AutoCloseable {
         this.completions = new Completions(b.completionExecutor, errors);
         this.device = provider.open(new ProviderConfig(b.providerOptions, b.handshakeTimeout, b.disconnectTimeout));
         this.adapterInfo = device.adapterInfo();
-        for (int i = 0; i < b.pollerThreads; i++) {
-            pollers.add(new Poller(b.threadNamePrefix + "-" + i, b.idleStrategy, errors, device::newEventLoop));
+        this.invoked = b.pollerThreads == 0;
+        for (int i = 0; i < Math.max(1, b.pollerThreads); i++) {
+            pollers.add(new Poller(b.threadNamePrefix + "-" + i, b.idleStrategy, errors, device::newEventLoop,
+                    !invoked));
         }
         pollers.forEach(Poller::start);
+        if (invoked) {
+            Invokers.register(this); // the building thread drives it: its join() and get() poll
+        }
         LOG.info("RdmaFutures runtime started: {}, {} poller(s), {} idle strategy", adapterInfo, b.pollerThreads,
                 b.idleStrategy);
     }
@@ -161,6 +167,28 @@ public final class RdmaRuntime implements AutoCloseable {
         return region;
     }
 
+    /**
+     * Runs one duty cycle on the calling thread, for a runtime built with {@code pollerThreads(0)} (Agrona's
+     * AgentInvoker): commands, socket events, deadlines and completions all happen inside this call, on this
+     * thread, so a latency-critical client pays no thread hand-off. The first thread to call it owns the runtime;
+     * {@code join()} and {@code get()} on the thread that built the runtime, or that polls it, keep polling until
+     * their future is done. Wait on its futures only from that thread: no other thread completes them.
+     *
+     * @return the work done, 0 when idle
+     * @throws IllegalStateException if the runtime has poller threads, or another thread owns it
+     */
+    public int poll() {
+        if (!invoked) {
+            throw new IllegalStateException("this runtime has poller threads; poll() is for pollerThreads(0)");
+        }
+        int work = 0;
+        for (Poller p : pollers) {
+            work += p.invoke();
+        }
+        Invokers.register(this);
+        return work;
+    }
+
     /** How many errors the pollers contained (each distinct cause is logged once). */
     public long pollerErrorCount() {
         return errors.total();
@@ -190,6 +218,9 @@ public final class RdmaRuntime implements AutoCloseable {
             allStopped &= p.close(closeTimeout) || p.inPollerThread();
         }
         device.close();
+        if (invoked) {
+            Invokers.unregister(this);
+        }
         if (!allStopped) {
             LOG.warn("a poller of the {} runtime did not stop within {}", providerName, closeTimeout);
         }
@@ -262,10 +293,13 @@ public final class RdmaRuntime implements AutoCloseable {
             return this;
         }
 
-        /** Poller threads, 1..64; connections are spread across them round robin. */
+        /**
+         * Poller threads, 0..64; connections are spread across them round robin. 0 starts no thread: the
+         * application drives the runtime with {@link RdmaRuntime#poll()} from one thread of its own.
+         */
         public Builder pollerThreads(int count) {
-            if (count < 1 || count > 64) {
-                throw new RdmaException(Status.INVALID_PARAMETER, "pollerThreads must be 1..64: " + count);
+            if (count < 0 || count > 64) {
+                throw new RdmaException(Status.INVALID_PARAMETER, "pollerThreads must be 0..64: " + count);
             }
             this.pollerThreads = count;
             return this;

@@ -29,16 +29,22 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
 public class ReadLatencyBenchmark {
 
-    /** The soft connection: both ends on one busy-spinning poller, the caller spinning on the future. */
-    @State(Scope.Benchmark)
+    /**
+     * The soft connection. {@code INVOKED}: the benchmark thread drives the client runtime itself and the server
+     * has a busy-spinning poller. {@code SHARED}: both ends on one busy-spinning poller, the caller spinning on the
+     * future. Either way two threads are busy, as in the ping-pong.
+     */
+    @State(Scope.Thread)
     public static class Soft {
         @Param({"8", "4096", "65536"})
         public int size;
+        @Param({"INVOKED", "SHARED"})
+        public String client;
         SoftPair pair;
 
         @Setup(Level.Trial)
         public void setUp() throws Exception {
-            pair = SoftPair.sharedPoller(size, 16);
+            pair = client.equals("INVOKED") ? SoftPair.invokedClient(size, 16) : SoftPair.sharedPoller(size, 16);
         }
 
         @TearDown(Level.Trial)
@@ -68,10 +74,11 @@ public class ReadLatencyBenchmark {
         }
     }
 
-    /** One soft RDMA Read of {@code size} bytes. */
+    /** One soft RDMA Read of {@code size} bytes; join() polls the invoked client runtime. */
     @Benchmark
     public Completion softRead(Soft s) {
-        return SoftPair.spin(s.pair.client.read(s.pair.sink, 0, s.pair.source.remote(), 0, s.size));
+        var read = s.pair.client.read(s.pair.sink, 0, s.pair.source.remote(), 0, s.size);
+        return s.client.equals("INVOKED") ? read.join() : SoftPair.spin(read);
     }
 
     /** Baseline: a busy-polling NIO request/response of the same sizes. */

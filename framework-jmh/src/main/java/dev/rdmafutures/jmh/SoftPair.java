@@ -31,6 +31,16 @@ final class SoftPair implements AutoCloseable {
         return new SoftPair(one, one, regionSize, readLimit);
     }
 
+    /**
+     * The client end driven by the calling thread itself ({@code pollerThreads(0)}: no hand-off), the server end
+     * on its own busy-spinning poller: two busy threads, each doing its own end's work, as in a socket ping-pong.
+     */
+    static SoftPair invokedClient(int regionSize, int readLimit) throws Exception {
+        RdmaRuntime invoked = RdmaRuntime.builder().pollerThreads(0).providerOption("soft.crc", "false")
+                .threadNamePrefix("bench-invoked").build();
+        return new SoftPair(invoked, runtime("bench-server", IdleStrategy.BUSY_SPIN), regionSize, readLimit);
+    }
+
     static SoftPair separatePollers(int regionSize, int readLimit, IdleStrategy idle) throws Exception {
         return new SoftPair(runtime("bench-client", idle), runtime("bench-server", idle), regionSize, readLimit);
     }

@@ -31,7 +31,10 @@ public final class Poller implements PollerContext {
     private final Deadlines deadlines = new Deadlines();
     private final DutyCycleErrors errors;
     private final Idler idler;
+    /** The thread of a threaded poller; null when the application drives it with {@link #invoke()}. */
     private final PollerThread thread;
+    /** The one thread that owns the event loop: the poller thread, or the first thread to {@link #invoke()}. */
+    private volatile Thread owner;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private EventLoop loop;
     private volatile boolean sleeping;
@@ -40,20 +43,44 @@ public final class Poller implements PollerContext {
     private final AtomicInteger submitting = new AtomicInteger();
 
     /**
-     * Creates a poller; {@code loopFactory} is called once, here, to create the event loop it will own.
+     * Creates a poller; {@code loopFactory} is called once, here, to create the event loop it will own. A threaded
+     * poller runs on its own thread from {@link #start()}; an invoked one (Agrona's AgentInvoker) does one duty
+     * cycle per {@link #invoke()} on the application thread that calls it, always the same thread.
      */
     public Poller(String name, IdleStrategy idleStrategy, DutyCycleErrors errors,
-                  Function<PollerContext, EventLoop> loopFactory) {
+                  Function<PollerContext, EventLoop> loopFactory, boolean threaded) {
         this.name = name;
         this.errors = errors;
         this.idler = Idler.of(idleStrategy, this::block);
         this.loop = loopFactory.apply(this);
-        this.thread = new PollerThread(this::run, name);
+        this.thread = threaded ? new PollerThread(this::run, name) : null;
+        this.owner = thread;
     }
 
-    /** Starts the thread. */
+    /** Starts the thread of a threaded poller. */
     public void start() {
-        thread.start();
+        if (thread != null) {
+            thread.start();
+        }
+    }
+
+    /**
+     * Runs one duty cycle on the calling thread (invoked pollers only); returns the work done. The first caller
+     * becomes the owner; any other thread is refused, because the event loop is confined to one thread.
+     */
+    public int invoke() {
+        Thread caller = Thread.currentThread();
+        if (owner != caller) {
+            if (thread != null || owner != null) {
+                throw new IllegalStateException("poller " + name + " is driven by "
+                        + (owner == null ? "its own thread" : owner.getName()) + ", not " + caller.getName());
+            }
+            owner = caller;
+        }
+        if (!running) {
+            return 0;
+        }
+        return doWork();
     }
 
     /** The event loop this poller owns. Touch it only from {@link #execute(Runnable)} tasks. */
@@ -88,7 +115,7 @@ public final class Poller implements PollerContext {
 
     @Override
     public boolean inPollerThread() {
-        return Thread.currentThread() == thread;
+        return Thread.currentThread() == owner;
     }
 
     @Override
@@ -186,6 +213,13 @@ public final class Poller implements PollerContext {
     public boolean close(Duration timeout) {
         running = false;
         loop.wakeup();
+        if (thread == null) {
+            // Invoked: nobody else runs the loop, so the closing thread shuts it down (close from the owner).
+            if (stopped.getCount() > 0) {
+                shutDownOnThread();
+            }
+            return true;
+        }
         if (inPollerThread()) {
             return false;
         }

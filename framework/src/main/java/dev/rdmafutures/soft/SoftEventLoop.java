@@ -18,7 +18,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -68,11 +67,11 @@ final class SoftEventLoop implements EventLoop {
             return 0;
         }
         try {
-            selector.selectNow();
+            // The action form hands each ready key straight to its handler: no selected-key set to fill and drain.
+            return selector.selectNow(this::dispatch);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return dispatchSelected();
     }
 
     @Override
@@ -81,32 +80,20 @@ final class SoftEventLoop implements EventLoop {
             return;
         }
         try {
-            selector.select(Math.max(1, maxNanos / 1_000_000));
+            selector.select(this::dispatch, Math.max(1, maxNanos / 1_000_000));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private int dispatchSelected() {
-        Set<SelectionKey> ready = selector.selectedKeys();
-        if (ready.isEmpty()) {
-            return 0;
-        }
-        int work = 0;
-        for (Iterator<SelectionKey> it = ready.iterator(); it.hasNext(); ) {
-            SelectionKey key = it.next();
-            it.remove();
-            if (key.isValid()) {
-                SelectionHandler handler = (SelectionHandler) key.attachment();
-                try {
-                    handler.onReady(key);
-                } catch (RuntimeException e) {
-                    poller.recordError("soft socket handler", e);
-                }
-                work++;
+    private void dispatch(SelectionKey key) {
+        if (key.isValid()) {
+            try {
+                ((SelectionHandler) key.attachment()).onReady(key);
+            } catch (RuntimeException e) {
+                poller.recordError("soft socket handler", e);
             }
         }
-        return work;
     }
 
     @Override

@@ -287,6 +287,8 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
         MemoryRegion remote = register(server, 64, ALL);
         CompletableFuture<Completion> clientRx = pair.client().receive(local, 0, 64);
         CompletableFuture<Completion> serverRx = pair.server().receive(remote, 0, 64);
+        // The server answers this read only after its poller ran the receive command posted before it.
+        await(pair.client().read(local, 0, remote.remote(), 0, 0));
         await(pair.client().disconnect());
         awaitFailure(clientRx, Status.CANCELED);
         awaitFailure(serverRx, Status.CANCELED);

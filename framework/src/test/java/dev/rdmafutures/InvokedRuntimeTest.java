@@ -1,0 +1,75 @@
+package dev.rdmafutures;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A runtime the application drives itself (pollerThreads(0), Agrona's AgentInvoker model). */
+class InvokedRuntimeTest {
+    private RdmaRuntime server;
+    private RdmaRuntime client;
+
+    @BeforeEach
+    void start() {
+        server = RdmaRuntime.builder().threadNamePrefix("invoked-test-server").build();
+        client = RdmaRuntime.builder().pollerThreads(0).threadNamePrefix("invoked-test-client").build();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.close();
+    }
+
+    @Test
+    void joinDrivesTheRuntimeOnTheOwningThreadAndNoPollerThreadStarts() {
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("invoked-test-client"));
+        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        listener.onRequest(r -> r.accept());
+        RdmaConnection c = client.connector().connect(listener.localAddress()).withPrivateData(new byte[] {1})
+                .start().join();
+        assertThat(c.isConnected()).isTrue();
+        MemoryRegion remote = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+        remote.buffer().put(0, (byte) 42);
+        MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+        assertThat(c.read(local, 0, remote.remote(), 0, 64).join().bytes()).isEqualTo(64);
+        assertThat(local.buffer().get(0)).isEqualTo((byte) 42);
+        String completingThread = c.disconnect().thenApply(v -> Thread.currentThread().getName()).join();
+        assertThat(completingThread).isEqualTo(Thread.currentThread().getName());
+    }
+
+    @Test
+    void deadlinesFireWhileTheOwnerWaits() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<RdmaConnection> f = client.connector()
+                    .connect(new InetSocketAddress(silent.getInetAddress(), silent.getLocalPort()))
+                    .withTimeout(Duration.ofMillis(300)).start();
+            assertThatThrownBy(f::join).isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(RdmaException.class)
+                    .extracting(e -> ((RdmaException) e.getCause()).status()).isEqualTo(Status.IO_TIMEOUT);
+        }
+    }
+
+    @Test
+    void onlyTheOwningThreadMayPoll() throws Exception {
+        client.poll();
+        Future<?> other = Executors.newSingleThreadExecutor().submit(() -> client.poll());
+        assertThatThrownBy(() -> other.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(server::poll).isInstanceOf(IllegalStateException.class);
+    }
+}
