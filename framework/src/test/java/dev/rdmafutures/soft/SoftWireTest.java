@@ -2,7 +2,10 @@ package dev.rdmafutures.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rdmafutures.Access;
 import dev.rdmafutures.ConnectionRequest;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -12,6 +15,7 @@ import dev.rdmafutures.conformance.ProviderFixture;
 import dev.rdmafutures.soft.ddp.DdpHeader;
 import dev.rdmafutures.soft.mpa.FpduFraming;
 import dev.rdmafutures.soft.mpa.MpaMessage;
+import dev.rdmafutures.soft.rdmap.Rdmap;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -165,6 +169,57 @@ class SoftWireTest extends ConformanceSupport {
         new FpduFraming(reply.crc()).frame(notRtr.flip(), wrong);
         write(peer, wrong.flip());
         awaitFailure(accepted, Status.INVALID_NETWORK_RESPONSE);
+    }
+
+    /** A raw initiator that reads nothing after the MPA exchange, so our read responses pile up unsent. */
+    private Socket rawReader(RdmaListener listener) throws Exception {
+        Socket peer = rawClient(listener);
+        peer.setReceiveBufferSize(4096);
+        write(peer, MpaMessage.request(false, 8, 8, false, 0, new byte[0]).encode());
+        return peer;
+    }
+
+    private static ByteBuffer readRequest(int msn, MemoryRegion source, int size) {
+        ByteBuffer ulpdu = ByteBuffer.allocate(DdpHeader.UNTAGGED_LENGTH + Rdmap.READ_REQUEST_LENGTH);
+        DdpHeader.putUntagged(ulpdu, Rdmap.READ_REQUEST, true, 0, Rdmap.QUEUE_READ_REQUEST, msn, 0);
+        ulpdu.putInt(0x1234).putLong(0).putInt(size).putInt(source.token()).putLong(0);
+        ByteBuffer fpdu = ByteBuffer.allocate(FpduFraming.fpduLength(ulpdu.position()));
+        new FpduFraming(true).frame(ulpdu.flip(), fpdu); // our endpoint asks for CRC, so MPA negotiates it on
+        return fpdu.flip();
+    }
+
+    @Test
+    void aPeerWithMoreReadsOutstandingThanOurInboundLimitIsTerminated() throws Exception {
+        RdmaListener listener = listen();
+        MemoryRegion source = closeLater(server.register(ByteBuffer.allocateDirect(8 << 20), Access.REMOTE_READ));
+        for (int requests : new int[] {2, 3}) {
+            Socket peer = rawReader(listener);
+            RdmaConnection accepted = closeLater(await(await(listener.next()).withReadLimits(2, 2).accept()));
+            assertThat(accepted.connectionData().readLimits().inbound()).isEqualTo(2);
+            for (int msn = 1; msn <= requests; msn++) {
+                write(peer, readRequest(msn, source, 8 << 20)); // 8 MiB each: far more than the socket buffers
+            }
+            if (requests == 2) {
+                Thread.sleep(300);
+                assertThat(accepted.isConnected()).as("within the inbound limit").isTrue();
+            } else {
+                assertThat(await(accepted.disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+            }
+        }
+    }
+
+    @Test
+    void aSendThatFindsNoReceiveWithinTheHandshakeTimeoutTerminatesBothSides() {
+        RdmaRuntime impatient = closeLater(SoftFixture.INSTANCE.runtimeBuilder()
+                .handshakeTimeout(Duration.ofMillis(500)).threadNamePrefix("impatient").build());
+        RdmaListener listener = closeLater(impatient.listen(anyPort()));
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        RdmaConnection receiver = closeLater(await(await(listener.next()).accept()));
+        RdmaConnection sender = closeLater(await(c));
+        MemoryRegion data = closeLater(client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
+        sender.send(data, 0, 64);
+        assertThat(await(receiver.disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
+        assertThat(await(sender.disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
     }
 
     @Test
