@@ -1,0 +1,46 @@
+#!/bin/bash
+# Runs inside the VM (siw0 on eth0): the soft provider against Linux soft-iWARP programs, both roles.
+# Usage: interop-siw.sh CLASSPATH   Prints one line per scenario and 'interop: N passed, N failed'.
+set -u
+CP=$1
+ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
+JAVA=(java -cp "$CP" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn)
+LOGS=$(mktemp -d)
+passed=0; failed=0
+
+# scenario NAME SERVER_CMD CLIENT_CMD: starts the server, then the client; both must exit 0 within 60 s.
+scenario() {
+  local name=$1 server=$2 client=$3 spid src crc
+  ( timeout 60 bash -c "$server" > "$LOGS/$name.server" 2>&1; echo $? > "$LOGS/$name.server.rc" ) &
+  spid=$!
+  sleep "${SERVER_START_S:-3}"
+  timeout 60 bash -c "$client" > "$LOGS/$name.client" 2>&1; crc=$?
+  wait "$spid"; src=$(cat "$LOGS/$name.server.rc")
+  if [ "$src" = 0 ] && [ "$crc" = 0 ]; then
+    passed=$((passed + 1)); echo "PASS $name"
+  else
+    failed=$((failed + 1)); echo "FAIL $name (server rc=$src, client rc=$crc)"
+    sed 's/^/  server: /' "$LOGS/$name.server" | tail -20
+    sed 's/^/  client: /' "$LOGS/$name.client" | tail -20
+  fi
+}
+
+J="${JAVA[*]@Q}"
+scenario "rdma_server(siw)<-soft-client" \
+  "rdma_server -s $ADDR -p 7471" \
+  "$J dev.rdmafutures.samples.RdmaCmExamplePeer client $ADDR 7471"
+scenario "soft-server<-rdma_client(siw)" \
+  "$J dev.rdmafutures.samples.RdmaCmExamplePeer server 7472" \
+  "rdma_client -s $ADDR -p 7472"
+scenario "rping-server(siw)<-soft-client" \
+  "rping -s -a $ADDR -p 7174 -C 10" \
+  "$J dev.rdmafutures.samples.RpingPeer client $ADDR 7174 10 64"
+scenario "soft-server<-rping-client(siw)" \
+  "$J dev.rdmafutures.samples.RpingPeer server 7175 10" \
+  "rping -c -a $ADDR -p 7175 -C 10 -S 64 -V"
+scenario "rping-server(siw)<-soft-client-4KiB" \
+  "rping -s -a $ADDR -p 7176 -C 5 -S 4096" \
+  "$J dev.rdmafutures.samples.RpingPeer client $ADDR 7176 5 4096"
+
+echo "interop: $passed passed, $failed failed"
+[ "$failed" = 0 ]
