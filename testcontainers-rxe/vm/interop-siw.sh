@@ -8,12 +8,24 @@ JAVA=(java -cp "$CP" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn)
 LOGS=$(mktemp -d)
 passed=0; failed=0
 
-# scenario NAME SERVER_CMD CLIENT_CMD: starts the server, then the client; both must exit 0 within 60 s.
+# listening PORT: waits up to 60 s until something listens on TCP PORT (Java servers and siw's rdma_cm listeners
+# both show up as listening TCP sockets), so that no client starts before its server.
+listening() {
+  local i
+  for i in $(seq 1 300); do
+    ss -ltnH "sport = :$1" 2>/dev/null | grep -q . && return 0
+    sleep 0.2
+  done
+  echo "nothing listens on port $1 after 60 s" >&2
+  return 1
+}
+
+# scenario NAME PORT SERVER_CMD CLIENT_CMD: starts the server, waits for PORT, starts the client; both must exit 0.
 scenario() {
-  local name=$1 server=$2 client=$3 spid src crc
-  ( timeout 60 bash -c "$server" > "$LOGS/$name.server" 2>&1; echo $? > "$LOGS/$name.server.rc" ) &
+  local name=$1 port=$2 server=$3 client=$4 spid src crc
+  ( timeout 90 bash -c "$server" > "$LOGS/$name.server" 2>&1; echo $? > "$LOGS/$name.server.rc" ) &
   spid=$!
-  sleep "${SERVER_START_S:-3}"
+  listening "$port"
   timeout 60 bash -c "$client" > "$LOGS/$name.client" 2>&1; crc=$?
   wait "$spid"; src=$(cat "$LOGS/$name.server.rc")
   if [ "$src" = 0 ] && [ "$crc" = 0 ]; then
@@ -26,19 +38,19 @@ scenario() {
 }
 
 J="${JAVA[*]@Q}"
-scenario "rdma_server(siw)<-soft-client" \
+scenario "rdma_server(siw)<-soft-client" 7471 \
   "rdma_server -s $ADDR -p 7471" \
   "$J dev.rdmafutures.samples.RdmaCmExamplePeer client $ADDR 7471"
-scenario "soft-server<-rdma_client(siw)" \
+scenario "soft-server<-rdma_client(siw)" 7472 \
   "$J dev.rdmafutures.samples.RdmaCmExamplePeer server 7472" \
   "rdma_client -s $ADDR -p 7472"
-scenario "rping-server(siw)<-soft-client" \
+scenario "rping-server(siw)<-soft-client" 7174 \
   "rping -s -a $ADDR -p 7174 -C 10" \
   "$J dev.rdmafutures.samples.RpingPeer client $ADDR 7174 10 64"
-scenario "soft-server<-rping-client(siw)" \
+scenario "soft-server<-rping-client(siw)" 7175 \
   "$J dev.rdmafutures.samples.RpingPeer server 7175 10" \
   "rping -c -a $ADDR -p 7175 -C 10 -S 64 -V"
-scenario "rping-server(siw)<-soft-client-4KiB" \
+scenario "rping-server(siw)<-soft-client-4KiB" 7176 \
   "rping -s -a $ADDR -p 7176 -C 5 -S 4096" \
   "$J dev.rdmafutures.samples.RpingPeer client $ADDR 7176 5 4096"
 
