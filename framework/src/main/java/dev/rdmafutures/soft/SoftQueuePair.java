@@ -298,20 +298,28 @@ final class SoftQueuePair {
                 return false; // the selector reports the socket readable again when more arrives
             }
             staging.compact();
-            int room = staging.remaining();
-            int read = channel.read(staging);
-            socketDrained = read < room;
+            int read = readSocket(staging);
             staging.flip();
-            if (read < 0) {
-                phase = Phase.DEAD;
-                endpoint.onEndOfStream();
-                return false;
-            }
-            if (read == 0) {
+            if (read <= 0) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Reads from the socket into {@code into}, noting whether the socket is drained; at end of stream it ends the
+     * data path and returns -1.
+     */
+    private int readSocket(ByteBuffer into) throws IOException {
+        int room = into.remaining();
+        int read = channel.read(into);
+        socketDrained = read < room;
+        if (read < 0) {
+            phase = Phase.DEAD;
+            endpoint.onEndOfStream();
+        }
+        return read;
     }
 
     private boolean readHeader() throws IOException {
@@ -543,15 +551,8 @@ final class SoftQueuePair {
                 return false;
             }
             int before = target.position();
-            int room = target.remaining();
-            int read = channel.read(target);
-            socketDrained = read < room;
-            if (read < 0) {
-                phase = Phase.DEAD;
-                endpoint.onEndOfStream();
-                return false;
-            }
-            if (read == 0) {
+            int read = readSocket(target);
+            if (read <= 0) {
                 return false;
             }
             if (framing.crcEnabled()) {
