@@ -1,0 +1,107 @@
+package dev.rdmafutures.testcontainers;
+
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.InvocationInterceptor;
+import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+import org.opentest4j.AssertionFailedError;
+import org.opentest4j.TestAbortedException;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The engine of {@link InRdmaVm}: on the host, {@link #beforeAll} boots the VM once per class and runs the class
+ * there with the JUnit console launcher, writing XML reports to a directory the VM may write; each test method is
+ * then replaced by the outcome the VM reported for it. Inside the VM it does nothing.
+ */
+public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInterceptor {
+    private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(InRdmaVmExtension.class);
+    private static final int OUTPUT_TAIL = 4000;
+
+    /** One test's outcome in the VM. */
+    private record Outcome(String kind, String message, String details) {
+    }
+
+    /** The VM run of one class. */
+    private record ClassRun(Map<String, Outcome> outcomes, String output) {
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        if (RdmaVm.isGuest()) {
+            return;
+        }
+        Optional<String> cause = RdmaVm.unavailabilityCause();
+        if (cause.isPresent()) {
+            throw new TestAbortedException("skipped: no RDMA VM here: " + cause.get());
+        }
+        Class<?> testClass = context.getRequiredTestClass();
+        InRdmaVm config = testClass.getAnnotation(InRdmaVm.class);
+        Path reports = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "vm-reports-");
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path classpathFile = Files.writeString(reports.resolve("classpath"), classpath);
+        String command = "java -cp \"$(cat " + classpathFile + ")\" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "
+                + "org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary "
+                + "--select-class " + testClass.getName() + " --reports-dir " + reports;
+        RdmaVm.Result result = RdmaVm.builder().devices(config == null ? "siw" : config.devices())
+                .shareWritable(reports).build().run(command);
+        context.getStore(NS).put(testClass.getName(), new ClassRun(parse(reports), result.output()));
+    }
+
+    private static Map<String, Outcome> parse(Path reports) throws Exception {
+        Map<String, Outcome> outcomes = new HashMap<>();
+        Path xml = reports.resolve("TEST-junit-jupiter.xml");
+        if (!Files.exists(xml)) {
+            return outcomes;
+        }
+        NodeList cases = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile())
+                .getElementsByTagName("testcase");
+        for (int i = 0; i < cases.getLength(); i++) {
+            Element c = (Element) cases.item(i);
+            String name = c.getAttribute("name").replaceAll("\\(.*", "");
+            Outcome outcome = new Outcome("passed", "", "");
+            for (String kind : new String[] {"failure", "error", "skipped"}) {
+                NodeList found = c.getElementsByTagName(kind);
+                if (found.getLength() > 0) {
+                    Element e = (Element) found.item(0);
+                    outcome = new Outcome(kind, e.getAttribute("message"), e.getTextContent());
+                }
+            }
+            outcomes.merge(name, outcome, (a, b) -> a.kind().equals("passed") ? b : a);
+        }
+        return outcomes;
+    }
+
+    @Override
+    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> invocationContext,
+                                    ExtensionContext context) throws Throwable {
+        if (RdmaVm.isGuest()) {
+            invocation.proceed();
+            return;
+        }
+        invocation.skip();
+        ClassRun run = context.getStore(NS).get(context.getRequiredTestClass().getName(), ClassRun.class);
+        String method = context.getRequiredTestMethod().getName();
+        Outcome outcome = run.outcomes().get(method);
+        if (outcome == null) {
+            throw new AssertionFailedError(method + " did not run in the VM; the VM said:\n" + tail(run.output()));
+        }
+        switch (outcome.kind()) {
+            case "passed" -> { }
+            case "skipped" -> throw new TestAbortedException("skipped in the VM: " + outcome.message());
+            default -> throw new AssertionFailedError("in the VM: " + outcome.message() + "\n" + outcome.details()
+                    + "\nVM output:\n" + tail(run.output()));
+        }
+    }
+
+    private static String tail(String s) {
+        return s.length() <= OUTPUT_TAIL ? s : "..." + s.substring(s.length() - OUTPUT_TAIL);
+    }
+}
