@@ -118,9 +118,13 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         return ep;
     }
 
+    /** The local address the connect binds: the shared endpoint's, the one asked for, or null for any. */
+    private InetSocketAddress bindAddress() {
+        return spec.sharedAddress() != null ? spec.sharedAddress().localAddress() : spec.localAddress();
+    }
+
     private void startConnect() {
-        InetSocketAddress bindTo = spec.sharedAddress() != null ? spec.sharedAddress().localAddress()
-                : spec.localAddress();
+        InetSocketAddress bindTo = bindAddress();
         try {
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -158,8 +162,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
                 onTcpConnected();
             }
         } catch (IOException e) {
-            InetSocketAddress bound = spec.sharedAddress() != null ? spec.sharedAddress().localAddress()
-                    : spec.localAddress();
+            InetSocketAddress bound = bindAddress();
             failEstablishment(SocketErrors.onConnect(e, spec.destination(), bound == null || bound.getPort() == 0));
         }
     }
@@ -195,11 +198,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         }
         rtrAgreed = reply.peerToPeer();
         framing = new FpduFraming(reply.crc());
-        ReadLimits offer = ReadLimitNegotiation.offer(requestedLimits, device.adapterInfo());
-        ReadLimits peer = reply.enhanced() ? new ReadLimits(reply.ird(), reply.ord())
-                : new ReadLimits(offer.outbound(), offer.inbound());
-        ReadLimits effective = ReadLimitNegotiation.effective(requestedLimits, device.adapterInfo(), peer);
-        connectionData = new ConnectionData(effective, reply.privateData());
+        connectionData = new ConnectionData(negotiate(requestedLimits, reply), reply.privateData());
         LOG.debug("{} accepted by {}: {}, crc={}, rtr={}, request crc={}", localAddress, remoteAddress,
                 connectionData, reply.crc(), rtrAgreed, request.crc());
         if (spec.twoPhase()) {
@@ -315,13 +314,9 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         establishEvents = events;
         connectionEvents = connEvents;
         MpaMessage request = peerMessage;
-        ReadLimits offer = ReadLimitNegotiation.offer(readLimits, device.adapterInfo());
-        ReadLimits peer = request.enhanced() ? new ReadLimits(request.ird(), request.ord())
-                : new ReadLimits(offer.outbound(), offer.inbound());
-        ReadLimits effective = ReadLimitNegotiation.effective(readLimits, device.adapterInfo(), peer);
+        ReadLimits effective = negotiate(readLimits, request);
         connectionData = new ConnectionData(effective, request.privateData());
-        boolean crc = request.crc() || device.crcRequested();
-        framing = new FpduFraming(crc);
+        framing = new FpduFraming(replyCrc());
         rtrAgreed = request.enhanced() && request.peerToPeer() && (request.rtrTypes() & MpaMessage.RTR_WRITE) != 0;
         sendReply(false, effective, rtrAgreed, privateData);
         if (rtrAgreed) {
@@ -352,10 +347,25 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
                 + " was already answered");
     }
 
+    /**
+     * The effective limits against {@code peer}'s message: its IRD/ORD when enhanced; a revision-1 peer sends none,
+     * so it is taken to match our offer.
+     */
+    private ReadLimits negotiate(ReadLimits requested, MpaMessage peer) {
+        ReadLimits offer = ReadLimitNegotiation.offer(requested, device.adapterInfo());
+        ReadLimits peerLimits = peer.enhanced() ? new ReadLimits(peer.ird(), peer.ord())
+                : new ReadLimits(offer.outbound(), offer.inbound());
+        return ReadLimitNegotiation.effective(requested, device.adapterInfo(), peerLimits);
+    }
+
+    /** As responder: CRC32c when the initiator asked for it or we do. */
+    private boolean replyCrc() {
+        return peerMessage.crc() || device.crcRequested();
+    }
+
     private void sendReply(boolean reject, ReadLimits limits, boolean p2p, byte[] privateData) {
         MpaMessage request = peerMessage;
-        boolean crc = request.crc() || device.crcRequested();
-        MpaMessage reply = MpaMessage.replyTo(request, crc, reject, limits.inbound(), limits.outbound(), p2p,
+        MpaMessage reply = MpaMessage.replyTo(request, replyCrc(), reject, limits.inbound(), limits.outbound(), p2p,
                 p2p ? MpaMessage.RTR_WRITE : 0, privateData);
         send(reply.encode());
     }
