@@ -144,12 +144,7 @@ public final class Poller implements PollerContext {
 
     /** One duty cycle; returns the work done, 0 when idle. */
     int doWork() {
-        int work = 0;
-        Runnable command;
-        while (work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null) {
-            runGuarded("command", command);
-            work++;
-        }
+        int work = runCommands();
         try {
             work += loop.poll();
         } catch (Throwable t) {
@@ -158,6 +153,17 @@ public final class Poller implements PollerContext {
         }
         work += deadlines.runDue(System.nanoTime(), errors);
         return work;
+    }
+
+    @Override
+    public int runCommands() {
+        int ran = 0;
+        Runnable command;
+        while (ran < COMMANDS_PER_CYCLE && (command = commands.poll()) != null) {
+            runGuarded("command", command);
+            ran++;
+        }
+        return ran;
     }
 
     private void runGuarded(String where, Runnable task) {

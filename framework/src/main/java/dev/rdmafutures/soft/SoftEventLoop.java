@@ -20,6 +20,7 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /** One poller's selector and the sockets registered with it. Confined to the poller thread but {@link #wakeup()}. */
 final class SoftEventLoop implements EventLoop {
@@ -28,6 +29,9 @@ final class SoftEventLoop implements EventLoop {
     private final Selector selector;
     private final Set<SelectionHandler> handlers = new LinkedHashSet<>();
     private boolean closed;
+    private final Consumer<SelectionKey> dispatcher = this::dispatch;
+    /** Commands run in this poll before its first event was dispatched; -1 until then. */
+    private int commandsBeforeEvents = -1;
 
     SoftEventLoop(SoftDevice device, PollerContext poller) {
         this.device = device;
@@ -66,9 +70,11 @@ final class SoftEventLoop implements EventLoop {
         if (closed) {
             return 0;
         }
+        commandsBeforeEvents = -1;
         try {
             // The action form hands each ready key straight to its handler: no selected-key set to fill and drain.
-            return selector.selectNow(this::dispatch);
+            int ready = selector.selectNow(dispatcher);
+            return ready + Math.max(0, commandsBeforeEvents);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -80,13 +86,20 @@ final class SoftEventLoop implements EventLoop {
             return;
         }
         try {
-            selector.select(this::dispatch, Math.max(1, maxNanos / 1_000_000));
+            // Wait only. Events are dispatched by the next poll(), which the poller runs after the commands that
+            // arrived meanwhile: a command issued before an event (a cancel before the peer's reply) goes first.
+            // The sockets stay ready (level-triggered), so poll() sees them again.
+            selector.select(Math.max(1, maxNanos / 1_000_000));
+            selector.selectedKeys().clear();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     private void dispatch(SelectionKey key) {
+        if (commandsBeforeEvents < 0) {
+            commandsBeforeEvents = poller.runCommands(); // commands issued before these events go first
+        }
         if (key.isValid()) {
             try {
                 ((SelectionHandler) key.attachment()).onReady(key);
