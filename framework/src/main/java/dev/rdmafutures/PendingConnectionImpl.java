@@ -48,7 +48,11 @@ final class PendingConnectionImpl implements PendingConnection {
         return rejected;
     }
 
-    /** The pending deadline passed: abandon the connection; a later complete() sees the timeout. */
+    /**
+     * The pending deadline passed: the established future fails with the timeout and the transport is closed, so
+     * the peer's accept fails (CONNECTION_ABORTED, or IO_TIMEOUT if its own deadline came first); a later
+     * complete() or reject() is refused as already decided.
+     */
     void expire(RdmaException timeout) {
         if (decided.compareAndSet(false, true)) {
             connect.establishedFuture().completeExceptionally(timeout);

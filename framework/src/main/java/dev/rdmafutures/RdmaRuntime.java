@@ -55,6 +55,8 @@ public final class RdmaRuntime implements AutoCloseable {
     private final Set<SharedEndpointImpl> sharedEndpoints = ConcurrentHashMap.newKeySet();
     private final Set<MemoryRegionImpl> regions = ConcurrentHashMap.newKeySet();
     private final boolean invoked;
+    /** Whether the thread that polls this invoked runtime is registered to drive it when it waits. */
+    private boolean driverRegistered;
     private volatile boolean closed;
 
     private RdmaRuntime(Builder b, RdmaProvider provider) {
@@ -149,10 +151,7 @@ public final class RdmaRuntime implements AutoCloseable {
      */
     public MemoryRegion register(ByteBuffer buffer, Access... access) {
         Objects.requireNonNull(buffer, "buffer");
-        EnumSet<Access> rights = EnumSet.noneOf(Access.class);
-        for (Access a : Objects.requireNonNull(access, "access")) {
-            rights.add(Objects.requireNonNull(a, "access"));
-        }
+        EnumSet<Access> rights = Validation.accessRights(access);
         if (!buffer.hasRemaining()) {
             throw new RdmaException(Status.INVALID_PARAMETER, "cannot register an empty buffer");
         }
@@ -183,9 +182,12 @@ public final class RdmaRuntime implements AutoCloseable {
         }
         int work = 0;
         for (Poller p : pollers) {
-            work += p.invoke();
+            work += p.invoke(); // refuses any thread but the owner, so registering once per runtime suffices
         }
-        Invokers.register(this);
+        if (!driverRegistered) {
+            driverRegistered = true;
+            Invokers.register(this);
+        }
         return work;
     }
 

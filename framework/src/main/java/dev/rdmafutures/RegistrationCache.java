@@ -67,10 +67,7 @@ public final class RegistrationCache implements AutoCloseable {
      */
     public MemoryRegion register(ByteBuffer buffer, Access... access) {
         Objects.requireNonNull(buffer, "buffer");
-        EnumSet<Access> rights = EnumSet.noneOf(Access.class);
-        for (Access a : Objects.requireNonNull(access, "access")) {
-            rights.add(Objects.requireNonNull(a, "access"));
-        }
+        EnumSet<Access> rights = Validation.accessRights(access);
         Key key = new Key(buffer, buffer.position(), buffer.limit(), rights);
         MemoryRegionImpl cached = regions.getIfPresent(key);
         if (cached != null && cached.isValid()) {

@@ -2,6 +2,7 @@ package dev.rdmafutures;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Objects;
 
 /** Argument checks shared by the API's builders: each failure is an {@link RdmaException} that names the fix. */
@@ -43,6 +44,15 @@ final class Validation {
 
     static byte[] privateData(byte[] data) {
         return Objects.requireNonNull(data, "privateData (use an empty array for none)").clone();
+    }
+
+    /** The rights named, as a set; null arrays and elements are refused. */
+    static EnumSet<Access> accessRights(Access[] access) {
+        EnumSet<Access> rights = EnumSet.noneOf(Access.class);
+        for (Access a : Objects.requireNonNull(access, "access")) {
+            rights.add(Objects.requireNonNull(a, "access"));
+        }
+        return rights;
     }
 
     static RdmaException overflow(String phase, int length, int max) {

@@ -165,7 +165,7 @@ class SoftWireTest extends ConformanceSupport {
         assertThat(reply.rtrTypes()).isEqualTo(MpaMessage.RTR_WRITE);
         ByteBuffer wrong = ByteBuffer.allocate(32);
         ByteBuffer notRtr = ByteBuffer.allocate(14);
-        DdpHeader.putTagged(notRtr, 2, 0, 0); // an RDMA Read Response is no RTR
+        DdpHeader.putTagged(notRtr, 2, true, 0, 0); // an RDMA Read Response is no RTR
         new FpduFraming(reply.crc()).frame(notRtr.flip(), wrong);
         write(peer, wrong.flip());
         awaitFailure(accepted, Status.INVALID_NETWORK_RESPONSE);

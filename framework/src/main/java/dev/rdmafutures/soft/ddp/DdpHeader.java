@@ -23,12 +23,6 @@ public final class DdpHeader {
     private DdpHeader() {
     }
 
-    /** Writes a tagged, last-segment header for {@code opcode} at {@code out}'s position. */
-    public static void putTagged(ByteBuffer out, int opcode, int stag, long taggedOffset) {
-        out.put((byte) (TAGGED | LAST | DDP_VERSION)).put((byte) ((RDMAP_VERSION << 6) | opcode))
-                .putInt(stag).putLong(taggedOffset);
-    }
-
     /** Writes an untagged header at {@code out}'s position. */
     public static void putUntagged(ByteBuffer out, int opcode, boolean last, int reservedForUlp, int queue, int msn,
                                    int messageOffset) {
@@ -57,37 +51,18 @@ public final class DdpHeader {
         return (c0 & 0x03) == DDP_VERSION && (c1 >>> 6) == RDMAP_VERSION;
     }
 
-    /** Whether {@code ulpdu} is a tagged, last segment. */
-    public static boolean isTaggedLast(ByteBuffer ulpdu) {
-        int c = ulpdu.get(ulpdu.position()) & 0xFF;
-        return (c & (TAGGED | LAST)) == (TAGGED | LAST);
-    }
-
-    /** The DDP version in the first control byte. */
-    public static int ddpVersion(ByteBuffer ulpdu) {
-        return ulpdu.get(ulpdu.position()) & 0x03;
-    }
-
-    /** The RDMAP version in the second control byte. */
-    public static int rdmapVersion(ByteBuffer ulpdu) {
-        return (ulpdu.get(ulpdu.position() + 1) & 0xFF) >>> 6;
-    }
-
-    /** The RDMAP opcode in the second control byte. */
-    public static int opcode(ByteBuffer ulpdu) {
-        return ulpdu.get(ulpdu.position() + 1) & 0x0F;
-    }
-
     /** A whole zero-length RDMA Write ULPDU, the ready-to-receive message of RFC 6581 that we send. */
     public static ByteBuffer zeroLengthWrite() {
         ByteBuffer b = ByteBuffer.allocate(TAGGED_LENGTH);
-        putTagged(b, OPCODE_RDMA_WRITE, 0, 0L);
+        putTagged(b, OPCODE_RDMA_WRITE, true, 0, 0L);
         return b.flip();
     }
 
     /** Whether {@code ulpdu} is a zero-length RDMA Write: a tagged last segment with no payload. */
     public static boolean isZeroLengthWrite(ByteBuffer ulpdu) {
-        return ulpdu.remaining() == TAGGED_LENGTH && isTaggedLast(ulpdu) && opcode(ulpdu) == OPCODE_RDMA_WRITE
-                && ddpVersion(ulpdu) == DDP_VERSION && rdmapVersion(ulpdu) == RDMAP_VERSION;
+        int c0 = ulpdu.get(ulpdu.position()) & 0xFF;
+        int c1 = ulpdu.get(ulpdu.position() + 1) & 0xFF;
+        return ulpdu.remaining() == TAGGED_LENGTH && isTagged(c0) && isLast(c0) && versionsSupported(c0, c1)
+                && (c1 & 0x0F) == OPCODE_RDMA_WRITE;
     }
 }
