@@ -61,7 +61,7 @@ public final class FpduFraming {
                 crc.update(payload.duplicate());
             }
             crc.update(trailer.slice(0, pad));
-            value = Integer.reverseBytes((int) crc.getValue());
+            value = wireValue(crc);
         }
         return trailer.position(pad).putInt(value).flip();
     }
@@ -113,6 +113,6 @@ public final class FpduFraming {
     private int wireCrc(ByteBuffer b, int offset, int length) {
         crc.reset();
         crc.update(b.slice(offset, length));
-        return Integer.reverseBytes((int) crc.getValue());
+        return wireValue(crc);
     }
 }
