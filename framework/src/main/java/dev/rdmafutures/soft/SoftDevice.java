@@ -12,6 +12,7 @@ import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.SharedAddress;
+import dev.rdmafutures.spi.SharedPorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -21,7 +22,6 @@ import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -36,7 +36,7 @@ final class SoftDevice implements ProviderDevice {
     private final AdapterInfo adapterInfo;
     private final List<SoftEventLoop> loops = new CopyOnWriteArrayList<>();
     private final AtomicInteger nextLoop = new AtomicInteger();
-    private final Set<InetSocketAddress> sharedAddresses = ConcurrentHashMap.newKeySet();
+    private final SharedPorts sharedPorts = new SharedPorts();
     private final RegionTable regions = new RegionTable();
 
     SoftDevice(ProviderConfig config) {
@@ -99,7 +99,7 @@ final class SoftDevice implements ProviderDevice {
 
     @Override
     public BoundListener bindListener(InetSocketAddress address, int backlog) {
-        if (address.getPort() != 0 && isShared(address)) {
+        if (sharedPorts.overlaps(address)) {
             throw new RdmaException(Status.SHARING_VIOLATION,
                     "port " + address.getPort() + " belongs to a shared endpoint; a listener may not share it");
         }
@@ -119,17 +119,6 @@ final class SoftDevice implements ProviderDevice {
         }
     }
 
-    private boolean isShared(InetSocketAddress address) {
-        for (InetSocketAddress shared : sharedAddresses) {
-            if (shared.getPort() == address.getPort()
-                    && (shared.getAddress().isAnyLocalAddress() || address.getAddress().isAnyLocalAddress()
-                        || shared.getAddress().equals(address.getAddress()))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     @Override
     public SharedAddress reserveSharedAddress(InetSocketAddress address) {
         // An unconnected socket bound with SO_REUSEADDR holds the port; every connect from the endpoint binds the
@@ -144,8 +133,8 @@ final class SoftDevice implements ProviderDevice {
             anchor.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             anchor.bind(address);
             InetSocketAddress bound = (InetSocketAddress) anchor.getLocalAddress();
-            sharedAddresses.add(bound);
-            return new SoftSharedAddress(bound, anchor, () -> sharedAddresses.remove(bound));
+            sharedPorts.add(bound);
+            return new SoftSharedAddress(bound, anchor, () -> sharedPorts.remove(bound));
         } catch (IOException e) {
             closeQuietly(anchor);
             throw SocketErrors.onBind(e, address);
