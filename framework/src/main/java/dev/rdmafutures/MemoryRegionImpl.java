@@ -50,7 +50,7 @@ final class MemoryRegionImpl implements MemoryRegion {
 
     @Override
     public RemoteBuffer remote() {
-        return new RemoteBuffer(0, region.length(), region.token());
+        return new RemoteBuffer(region.remoteBase(), region.length(), region.token());
     }
 
     @Override

@@ -24,6 +24,11 @@ final class SoftRegion implements ProviderRegion {
     }
 
     @Override
+    public long remoteBase() {
+        return 0; // DDP tagged offsets are zero-based
+    }
+
+    @Override
     public int token() {
         return token;
     }

@@ -12,6 +12,12 @@ public interface ProviderRegion {
     /** The registered bytes: a view with position 0 and limit {@link #length()}; callers must not move it. */
     ByteBuffer bytes();
 
+    /**
+     * The address a peer names the first registered byte with: 0 for zero-based tagged offsets (iWARP in software),
+     * the virtual address for verbs memory regions.
+     */
+    long remoteBase();
+
     /** The registered length. */
     int length();
 
