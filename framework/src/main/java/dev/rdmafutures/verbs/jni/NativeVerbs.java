@@ -1,0 +1,104 @@
+package dev.rdmafutures.verbs.jni;
+
+/**
+ * The calls DiSNI 2.1 lacks, implemented in the same {@code libdisni.so} as DiSNI's own natives
+ * (docs: {@code disni-native-abi.md} §6). Handles are the pointer values DiSNI's objects report through
+ * {@code getObjId()}; results are {@code >= 0} on success and a negative errno on failure; {@code out} arguments are
+ * addresses of native-order direct buffers of at least the documented size. Internal: load with
+ * {@link NativeLibrary#ensureLoaded()} first.
+ */
+public final class NativeVerbs {
+    /** Size of the event record {@link #getCmEvent} writes. */
+    public static final int CM_EVENT_INFO_SIZE = 304;
+    /** Size of the record {@link #queryDevice} writes. */
+    public static final int DEVICE_INFO_SIZE = 128;
+    /** Size of the record {@link #queryQp} writes. */
+    public static final int QP_INFO_SIZE = 48;
+    /** Size of the record {@link #queryPort} writes. */
+    public static final int PORT_INFO_SIZE = 16;
+    /** Size of the record {@link #getCmIdInfo} writes. */
+    public static final int CM_ID_INFO_SIZE = 296;
+    /** {@code -EAGAIN}: nothing arrived before the timeout. */
+    public static final int AGAIN = -11;
+
+    private NativeVerbs() {
+    }
+
+    /** librdmacm's device contexts ({@code rdma_get_devices}): writes up to {@code capacity} handles, returns the count. */
+    public static native int getDevices(long out, int capacity);
+
+    /** The device name of a context, as bytes; returns its length. */
+    public static native int deviceName(long context, long out, int capacity);
+
+    /** {@code ibv_query_device_ex} into a DeviceInfo record. */
+    public static native int queryDevice(long context, long out);
+
+    /** {@code ibv_query_port}: state, active MTU, link layer, GID table length. */
+    public static native int queryPort(long context, int port, long out);
+
+    /** {@code RDMA_OPTION_ID_REUSEADDR}; must precede binding. */
+    public static native int setReuseAddr(long cmId, int enable);
+
+    /** {@code rdma_connect} with the given read limits and private data ({@code qpNum} only without an attached QP). */
+    public static native int connect(long cmId, int responderResources, int initiatorDepth, int retryCount,
+                                     int rnrRetryCount, long privateData, int privateLength, int qpNum);
+
+    /** {@code rdma_accept} with the given read limits and private data. */
+    public static native int accept(long cmId, int responderResources, int initiatorDepth, int rnrRetryCount,
+                                    long privateData, int privateLength, int qpNum);
+
+    /** {@code rdma_reject} with private data. */
+    public static native int reject(long cmId, long privateData, int privateLength);
+
+    /** {@code rdma_establish}: the active side's second phase without an attached QP. */
+    public static native int establish(long cmId);
+
+    /** Waits up to {@code timeoutMs} for a CM event, copies all of it into a CmEventInfo record, acknowledges it and returns its type. */
+    public static native int getCmEvent(long channel, long out, int timeoutMs);
+
+    /** The file descriptor of a CM event channel. */
+    public static native int eventChannelFd(long channel);
+
+    /** Device, QP, channel, port space, transport and both addresses of a CM id. */
+    public static native int getCmIdInfo(long cmId, long out);
+
+    /** {@code rdma_create_qp} (RC) with all capabilities; writes the granted ones (5 × u32) to {@code outCaps}. */
+    public static native long createQp(long cmId, long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr,
+                                       int maxSendSge, int maxRecvSge, int maxInline, long outCaps);
+
+    /** {@code ibv_query_qp}: state, capabilities and effective read limits. */
+    public static native int queryQp(long qp, long out);
+
+    /** {@code ibv_modify_qp} to {@code state} only (e.g. ERR to flush). */
+    public static native int modifyQpState(long qp, int state);
+
+    /** {@code ibv_post_send} of a serialized list; on failure the failing WR's index goes to {@code outBadIndex}. */
+    public static native int postSend(long qp, long list, long outBadIndex);
+
+    /** {@code ibv_post_recv} of a serialized list; on failure the failing WR's index goes to {@code outBadIndex}. */
+    public static native int postRecv(long qp, long list, long outBadIndex);
+
+    /** Waits up to {@code timeoutMs} for a completion event and returns the CQ that fired (ack with DiSNI's ackEvents). */
+    public static native long getCqEvent(long compChannel, int timeoutMs);
+
+    /** The file descriptor of a completion channel. */
+    public static native int compChannelFd(long compChannel);
+
+    /** Waits up to {@code timeoutMs} for an asynchronous device event: type, port, element handle (16 bytes). */
+    public static native int getAsyncEvent(long context, long out, int timeoutMs);
+
+    /** A non-blocking eventfd to interrupt {@link #pollFds}. */
+    public static native int createWakeup();
+
+    /** Makes the eventfd readable. */
+    public static native int signalWakeup(int fd);
+
+    /** Reads the eventfd back to not readable; 1 if it was signalled. */
+    public static native int drainWakeup(int fd);
+
+    /** Closes a descriptor this class created. */
+    public static native int closeFd(int fd);
+
+    /** {@code poll(2)} over {@code count} {@code struct pollfd} entries (8 bytes each) at {@code pollFds}. */
+    public static native int pollFds(long pollFds, int count, int timeoutMs);
+}
