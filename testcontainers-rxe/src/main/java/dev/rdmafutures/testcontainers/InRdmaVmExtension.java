@@ -43,16 +43,27 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
             throw new TestAbortedException("skipped: no RDMA VM here: " + cause.get());
         }
         Class<?> testClass = context.getRequiredTestClass();
+        if (testClass != outermost(testClass)) {
+            return; // @Nested classes ran in the VM with their outermost class
+        }
         InRdmaVm config = testClass.getAnnotation(InRdmaVm.class);
         Path reports = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "vm-reports-");
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path classpathFile = Files.writeString(reports.resolve("classpath"), classpath);
         String command = "java -cp \"$(cat " + classpathFile + ")\" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "
+                + verbsFlags()
                 + "org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary "
                 + "--select-class " + testClass.getName() + " --reports-dir " + reports;
         RdmaVm.Result result = RdmaVm.builder().devices(config == null ? "siw" : config.devices())
                 .shareWritable(reports).build().run(command);
-        context.getStore(NS).put(testClass.getName(), new ClassRun(parse(reports), result.output()));
+        context.getRoot().getStore(NS).put(testClass.getName(), new ClassRun(parse(reports), result.output()));
+    }
+
+    /** The flags the verbs provider needs, when the build names where its native library is. */
+    private static String verbsFlags() {
+        String nativeDir = System.getProperty("rdmafutures.native.dir");
+        return nativeDir == null ? "" : "--add-exports java.base/sun.nio.ch=ALL-UNNAMED -Xcheck:jni "
+                + "-Djava.library.path=" + nativeDir + " ";
     }
 
     private static Map<String, Outcome> parse(Path reports) throws Exception {
@@ -65,7 +76,7 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
                 .getElementsByTagName("testcase");
         for (int i = 0; i < cases.getLength(); i++) {
             Element c = (Element) cases.item(i);
-            String name = c.getAttribute("name").replaceAll("\\(.*", "");
+            String name = c.getAttribute("classname") + "#" + c.getAttribute("name").replaceAll("\\(.*", "");
             Outcome outcome = new Outcome("passed", "", "");
             for (String kind : new String[] {"failure", "error", "skipped"}) {
                 NodeList found = c.getElementsByTagName(kind);
@@ -80,6 +91,35 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
     }
 
     @Override
+    public void interceptBeforeEachMethod(Invocation<Void> invocation,
+                                          ReflectiveInvocationContext<Method> invocationContext,
+                                          ExtensionContext context) throws Throwable {
+        proceedOnlyInVm(invocation); // set-up of a class that runs in the VM must not run on the host
+    }
+
+    @Override
+    public void interceptAfterEachMethod(Invocation<Void> invocation,
+                                         ReflectiveInvocationContext<Method> invocationContext,
+                                         ExtensionContext context) throws Throwable {
+        proceedOnlyInVm(invocation);
+    }
+
+    private static void proceedOnlyInVm(Invocation<Void> invocation) throws Throwable {
+        if (RdmaVm.isGuest()) {
+            invocation.proceed();
+        } else {
+            invocation.skip();
+        }
+    }
+
+    @Override
+    public void interceptTestTemplateMethod(Invocation<Void> invocation,
+                                           ReflectiveInvocationContext<Method> invocationContext,
+                                           ExtensionContext context) throws Throwable {
+        interceptTestMethod(invocation, invocationContext, context); // each invocation takes the method's outcome
+    }
+
+    @Override
     public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> invocationContext,
                                     ExtensionContext context) throws Throwable {
         if (RdmaVm.isGuest()) {
@@ -87,9 +127,10 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
             return;
         }
         invocation.skip();
-        ClassRun run = context.getStore(NS).get(context.getRequiredTestClass().getName(), ClassRun.class);
+        Class<?> testClass = context.getRequiredTestClass();
+        ClassRun run = context.getRoot().getStore(NS).get(outermost(testClass).getName(), ClassRun.class);
         String method = context.getRequiredTestMethod().getName();
-        Outcome outcome = run.outcomes().get(method);
+        Outcome outcome = run.outcomes().get(testClass.getName() + "#" + method);
         if (outcome == null) {
             throw new AssertionFailedError(method + " did not run in the VM; the VM said:\n" + tail(run.output()));
         }
@@ -99,6 +140,14 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
             default -> throw new AssertionFailedError("in the VM: " + outcome.message() + "\n" + outcome.details()
                     + "\nVM output:\n" + tail(run.output()));
         }
+    }
+
+    private static Class<?> outermost(Class<?> type) {
+        Class<?> outer = type;
+        while (outer.getEnclosingClass() != null) {
+            outer = outer.getEnclosingClass();
+        }
+        return outer;
     }
 
     private static String tail(String s) {

@@ -1,0 +1,77 @@
+package dev.rdmafutures.verbs;
+
+import dev.rdmafutures.ReadLimits;
+import java.nio.ByteBuffer;
+
+/**
+ * One CM event as {@code NativeVerbs.getCmEvent} copied it before acknowledging: everything DiSNI's own event
+ * drops (status, private data, the peer's read limits). Read-only view over the loop's event buffer; valid until
+ * the next event is fetched.
+ */
+final class CmEvent {
+    static final int ADDR_RESOLVED = 0;
+    static final int ADDR_ERROR = 1;
+    static final int ROUTE_RESOLVED = 2;
+    static final int ROUTE_ERROR = 3;
+    static final int CONNECT_REQUEST = 4;
+    static final int CONNECT_RESPONSE = 5;
+    static final int CONNECT_ERROR = 6;
+    static final int UNREACHABLE = 7;
+    static final int REJECTED = 8;
+    static final int ESTABLISHED = 9;
+    static final int DISCONNECTED = 10;
+    static final int DEVICE_REMOVAL = 11;
+    static final int TIMEWAIT_EXIT = 15;
+    private static final String[] NAMES = {"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
+        "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR", "UNREACHABLE", "REJECTED", "ESTABLISHED",
+        "DISCONNECTED", "DEVICE_REMOVAL", "MULTICAST_JOIN", "MULTICAST_ERROR", "ADDR_CHANGE", "TIMEWAIT_EXIT"};
+
+    private final ByteBuffer info;
+
+    CmEvent(ByteBuffer info) {
+        this.info = info;
+    }
+
+    static String name(int type) {
+        return type >= 0 && type < NAMES.length ? NAMES[type] : "EVENT_" + type;
+    }
+
+    long id() {
+        return info.getLong(0);
+    }
+
+    long listenId() {
+        return info.getLong(8);
+    }
+
+    int type() {
+        return info.getInt(16);
+    }
+
+    int status() {
+        return info.getInt(20);
+    }
+
+    /** The private data as the transport reported it (IB/RoCE: the whole zero-padded field). */
+    byte[] privateData() {
+        int length = Math.min(info.getInt(24), 256);
+        byte[] data = new byte[length];
+        info.get(48, data);
+        return data;
+    }
+
+    /**
+     * The peer's read limits as seen from here: the kernel reports the peer's initiator depth as our responder
+     * resources and vice versa, so the peer's inbound limit is our initiator depth.
+     */
+    ReadLimits peerReadLimits() {
+        int responderResources = Byte.toUnsignedInt(info.get(28));
+        int initiatorDepth = Byte.toUnsignedInt(info.get(29));
+        return new ReadLimits(initiatorDepth, responderResources);
+    }
+
+    @Override
+    public String toString() {
+        return name(type()) + "[status " + status() + "]";
+    }
+}

@@ -1,0 +1,330 @@
+package dev.rdmafutures.verbs;
+
+import com.ibm.disni.util.MemoryUtils;
+import com.ibm.disni.verbs.IbvContext;
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.RdmaCm;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.RdmaEventChannel;
+import com.ibm.disni.verbs.RdmaVerbs;
+import com.ibm.disni.verbs.impl.NatCmaIdPrivate;
+import com.ibm.disni.verbs.impl.NatIbvContext;
+import com.ibm.disni.verbs.impl.NatObject;
+import com.ibm.disni.verbs.impl.NativeDispatcher;
+import com.ibm.disni.verbs.impl.RdmaCmNat;
+import dev.rdmafutures.Access;
+import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.BoundListener;
+import dev.rdmafutures.spi.EventLoop;
+import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.spi.ProviderConfig;
+import dev.rdmafutures.spi.ProviderDevice;
+import dev.rdmafutures.spi.ProviderRegion;
+import dev.rdmafutures.spi.SharedAddress;
+import dev.rdmafutures.spi.SharedPorts;
+import dev.rdmafutures.verbs.jni.NativeVerbs;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One RDMA device opened for a runtime: librdmacm's context for it (the one CM ids resolve to), a protection
+ * domain, and the adapter's limits from {@code ibv_query_device}. Option {@value #OPTION_DEVICE} names the device;
+ * by default the first one whose port 1 is ACTIVE.
+ */
+final class VerbsDevice implements ProviderDevice {
+    static final String OPTION_DEVICE = "verbs.device";
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsDevice.class);
+    private static final int PORT_ACTIVE = 4;
+    private static final int LINK_LAYER_ETHERNET = 2;
+    /** IB/RoCE private-data limits for RDMA_PS_TCP: connect, accept, reject. */
+    private static final int[] IB_PRIVATE_DATA = {56, 196, 148};
+    /** iWARP: librdmacm carries an 8-bit length. */
+    private static final int IWARP_PRIVATE_DATA = 255;
+
+    private final ProviderConfig config;
+    private final RdmaCm cm;
+    private final NativeDispatcher dispatcher;
+    private final IbvContext context;
+    private final long contextHandle;
+    private final IbvPd pd;
+    private final AdapterInfo adapterInfo;
+    private final SharedPorts sharedPorts = new SharedPorts();
+    private final List<VerbsEventLoop> loops = new ArrayList<>();
+
+    private VerbsDevice(ProviderConfig config, RdmaCm cm, NativeDispatcher dispatcher, IbvContext context,
+                        IbvPd pd, AdapterInfo adapterInfo) {
+        this.config = config;
+        this.cm = cm;
+        this.dispatcher = dispatcher;
+        this.context = context;
+        this.contextHandle = ((NatObject) context).getObjId();
+        this.pd = pd;
+        this.adapterInfo = adapterInfo;
+    }
+
+    static VerbsDevice open(ProviderConfig config, Optional<String> unavailable) {
+        String wanted = null;
+        for (Map.Entry<String, String> option : config.options().entrySet()) {
+            if (!option.getKey().startsWith(VerbsProvider.NAME + ".")) {
+                continue;
+            }
+            if (!option.getKey().equals(OPTION_DEVICE)) {
+                throw new RdmaException(Status.INVALID_PARAMETER,
+                        "unknown option " + option.getKey() + "; the verbs provider knows " + OPTION_DEVICE);
+            }
+            wanted = option.getValue();
+        }
+        if (unavailable.isPresent()) {
+            throw new RdmaException(Status.NOT_SUPPORTED, "the verbs provider is unavailable: " + unavailable.get());
+        }
+        try {
+            RdmaCm cm = RdmaCm.open();
+            NativeDispatcher dispatcher = dispatcherOf(cm);
+            ByteBuffer scratch = ByteBuffer.allocateDirect(512).order(ByteOrder.nativeOrder());
+            long address = MemoryUtils.getAddress(scratch);
+            int count = NativeVerbs.getDevices(address, 32);
+            if (count < 0) {
+                throw new RdmaException(Status.DEVICE_REMOVED, "rdma_get_devices failed: errno " + -count);
+            }
+            long[] handles = new long[Math.min(count, 32)];
+            for (int i = 0; i < handles.length; i++) {
+                handles[i] = scratch.getLong(i * 8);
+            }
+            List<String> seen = new ArrayList<>();
+            for (long handle : handles) {
+                String name = deviceName(handle, scratch, address);
+                seen.add(name);
+                boolean chosen = wanted != null ? wanted.equals(name) : portActive(handle, scratch, address);
+                if (chosen) {
+                    return open(config, cm, dispatcher, handle, name, scratch, address);
+                }
+            }
+            throw new RdmaException(Status.DEVICE_REMOVED, wanted != null
+                    ? "no RDMA device named " + wanted + "; librdmacm sees " + seen
+                    : "no RDMA device with port 1 ACTIVE among " + seen);
+        } catch (IOException e) {
+            throw new RdmaException(Status.INSUFFICIENT_RESOURCES, "opening the verbs provider failed: " + e, e);
+        }
+    }
+
+    private static VerbsDevice open(ProviderConfig config, RdmaCm cm, NativeDispatcher dispatcher, long handle,
+                                    String name, ByteBuffer scratch, long address) throws IOException {
+        int rc = NativeVerbs.queryDevice(handle, address);
+        if (rc < 0) {
+            throw new RdmaException(Status.DEVICE_REMOVED, "ibv_query_device on " + name + " failed: errno " + -rc);
+        }
+        int maxInbound = Math.min(scratch.getInt(76), 255);
+        int maxOutbound = Math.min(scratch.getInt(80), 255);
+        boolean iwarp = scratch.getInt(120) == 1;
+        AdapterInfo.Transport transport = AdapterInfo.Transport.IWARP;
+        if (!iwarp) {
+            NativeVerbs.queryPort(handle, 1, address);
+            transport = scratch.getInt(8) == LINK_LAYER_ETHERNET ? AdapterInfo.Transport.ROCE
+                    : AdapterInfo.Transport.INFINIBAND;
+        }
+        AdapterInfo info = AdapterInfo.builder()
+                .providerName(VerbsProvider.NAME)
+                .deviceName(name)
+                .transport(transport)
+                .maxReadLimits(maxInbound, maxOutbound)
+                .maxPrivateData(iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[0],
+                        iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[1],
+                        iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[2])
+                .readLocalInvalidateSupported(false)
+                .build();
+        IbvContext context = new NatIbvContext(handle, dispatcher);
+        IbvPd pd = context.allocPd();
+        LOG.debug("opened {}", info);
+        return new VerbsDevice(config, cm, dispatcher, context, pd, info);
+    }
+
+    private static String deviceName(long context, ByteBuffer scratch, long address) {
+        int length = NativeVerbs.deviceName(context, address, 64);
+        byte[] name = new byte[Math.max(length, 0)];
+        scratch.get(0, name);
+        return new String(name, StandardCharsets.US_ASCII);
+    }
+
+    private static boolean portActive(long context, ByteBuffer scratch, long address) {
+        return NativeVerbs.queryPort(context, 1, address) == 0 && scratch.getInt(0) == PORT_ACTIVE;
+    }
+
+    /** DiSNI keeps its dispatcher package-private; wrapping ids and contexts the CM hands us needs it. */
+    private static NativeDispatcher dispatcherOf(RdmaCm cm) {
+        try {
+            Field field = RdmaCmNat.class.getDeclaredField("nativeDispatcher");
+            field.setAccessible(true);
+            return (NativeDispatcher) field.get(cm);
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new RdmaException(Status.NOT_SUPPORTED, "this DiSNI is not version 2.1: " + e, e);
+        }
+    }
+
+    ProviderConfig config() {
+        return config;
+    }
+
+    RdmaCm cm() {
+        return cm;
+    }
+
+    IbvContext context() {
+        return context;
+    }
+
+    long contextHandle() {
+        return contextHandle;
+    }
+
+    IbvPd pd() {
+        return pd;
+    }
+
+    /** Wraps an id the CM created for a connect request (it reports on its listener's channel). */
+    RdmaCmId wrapRequestId(long handle, RdmaEventChannel channel) throws IOException {
+        NatCmaIdPrivate id = new NatCmaIdPrivate(handle, channel, dispatcher);
+        id.setVerbs(context);
+        return id;
+    }
+
+    @Override
+    public AdapterInfo adapterInfo() {
+        return adapterInfo;
+    }
+
+    @Override
+    public EventLoop newEventLoop(PollerContext poller) {
+        VerbsEventLoop loop = new VerbsEventLoop(this, poller);
+        synchronized (loops) {
+            loops.add(loop);
+        }
+        return loop;
+    }
+
+    @Override
+    public BoundListener bindListener(InetSocketAddress address, int backlog) {
+        if (sharedPorts.overlaps(address)) {
+            throw new RdmaException(Status.SHARING_VIOLATION,
+                    "port " + address.getPort() + " belongs to a shared endpoint; a listener may not share it");
+        }
+        RdmaEventChannel channel = null;
+        RdmaCmId id = null;
+        try {
+            channel = cm.createEventChannel();
+            id = cm.createId(channel, RdmaCm.RDMA_PS_TCP);
+            id.bindAddr(address);
+            id.listen(backlog);
+            return new VerbsListener(channel, id, (InetSocketAddress) id.getSource());
+        } catch (IOException e) {
+            destroyQuietly(id);
+            destroyQuietly(channel);
+            throw VerbsErrors.of(e, VerbsErrors.ephemeralOnLocalAddress(address), "listen on " + address);
+        }
+    }
+
+    @Override
+    public SharedAddress reserveSharedAddress(InetSocketAddress address) {
+        RdmaEventChannel channel = null;
+        RdmaCmId anchor = null;
+        try {
+            channel = cm.createEventChannel();
+            anchor = cm.createId(channel, RdmaCm.RDMA_PS_TCP);
+            int rc = NativeVerbs.setReuseAddr(((NatObject) anchor).getObjId(), 1);
+            if (rc < 0) {
+                throw VerbsErrors.of(-rc, false, "REUSEADDR on " + address);
+            }
+            anchor.bindAddr(address);
+            InetSocketAddress bound = (InetSocketAddress) anchor.getSource();
+            sharedPorts.add(bound);
+            RdmaEventChannel anchorChannel = channel;
+            RdmaCmId anchorId = anchor;
+            return new VerbsSharedAddress(bound, anchorId, () -> {
+                sharedPorts.remove(bound);
+                destroyQuietly(anchorChannel);
+            });
+        } catch (IOException e) {
+            destroyQuietly(anchor);
+            destroyQuietly(channel);
+            throw VerbsErrors.of(e, VerbsErrors.ephemeralOnLocalAddress(address), "shared endpoint on " + address);
+        }
+    }
+
+    @Override
+    public ProviderRegion register(ByteBuffer bytes, Set<Access> access) {
+        if (!bytes.isDirect()) {
+            throw new RdmaException(Status.INVALID_PARAMETER,
+                    "the verbs provider registers direct buffers only (ByteBuffer.allocateDirect)");
+        }
+        ByteBuffer view = bytes.slice();
+        int flags = 0;
+        if (access.contains(Access.LOCAL_WRITE)) {
+            flags |= IbvMr.IBV_ACCESS_LOCAL_WRITE;
+        }
+        if (access.contains(Access.REMOTE_READ)) {
+            flags |= IbvMr.IBV_ACCESS_REMOTE_READ;
+        }
+        if (access.contains(Access.REMOTE_WRITE)) {
+            // verbs requires local write with remote write
+            flags |= IbvMr.IBV_ACCESS_REMOTE_WRITE | IbvMr.IBV_ACCESS_LOCAL_WRITE;
+        }
+        try {
+            IbvMr mr = pd.regMr(MemoryUtils.getAddress(view), view.remaining(), flags).execute().free().getMr();
+            return new VerbsRegion(mr, view, access, (where, error) -> LOG.warn("{} failed", where, error));
+        } catch (IOException e) {
+            int errno = VerbsErrors.errnoOf(e);
+            throw new RdmaException(errno == VerbsErrors.EINVAL ? Status.INVALID_PARAMETER
+                    : Status.INSUFFICIENT_RESOURCES, "registering " + view.remaining() + " bytes failed: " + e, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (loops) {
+            loops.clear();
+        }
+        try {
+            pd.deallocPd();
+        } catch (Exception e) {
+            LOG.warn("releasing the protection domain of {} failed", adapterInfo.deviceName(), e);
+        }
+    }
+
+    static void destroyQuietly(RdmaCmId id) {
+        if (id == null) {
+            return;
+        }
+        try {
+            if (id.getQp() != null) {
+                id.destroyQP();
+            }
+            id.destroyId();
+        } catch (IOException e) {
+            LoggerFactory.getLogger(VerbsDevice.class).debug("destroying a CM id failed", e);
+        }
+    }
+
+    static void destroyQuietly(RdmaEventChannel channel) {
+        if (channel == null) {
+            return;
+        }
+        try {
+            channel.destroyEventChannel();
+        } catch (IOException e) {
+            LoggerFactory.getLogger(VerbsDevice.class).debug("destroying a CM event channel failed", e);
+        }
+    }
+}

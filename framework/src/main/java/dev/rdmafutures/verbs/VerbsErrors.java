@@ -1,0 +1,116 @@
+package dev.rdmafutures.verbs;
+
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import java.io.IOException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Maps errno values, failed DiSNI calls and CM event statuses to statuses (ABI document §5.6). */
+final class VerbsErrors {
+    static final int EPERM = 1;
+    static final int ENOMEM = 12;
+    static final int EACCES = 13;
+    static final int ENODEV = 19;
+    static final int EINVAL = 22;
+    static final int EAFNOSUPPORT = 97;
+    static final int EADDRINUSE = 98;
+    static final int EADDRNOTAVAIL = 99;
+    static final int ENETUNREACH = 101;
+    static final int ECONNRESET = 104;
+    static final int ENOBUFS = 105;
+    static final int ETIMEDOUT = 110;
+    static final int ECONNREFUSED = 111;
+    static final int EHOSTUNREACH = 113;
+    /** IB CM reject reasons (positive statuses of REJECTED events on IB/RoCE). */
+    private static final int IB_REJ_NO_RESOURCES = 3;
+    private static final int IB_REJ_TIMEOUT = 4;
+    private static final int IB_REJ_INSUFFICIENT_RESP_RESOURCES = 27;
+    private static final Pattern ERRNO = Pattern.compile("\\(errno (\\d+)\\)");
+
+    private VerbsErrors() {
+    }
+
+    /** The errno our libdisni put into an IOException's message, or 0. */
+    static int errnoOf(IOException e) {
+        Matcher m = ERRNO.matcher(String.valueOf(e.getMessage()));
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
+    /**
+     * A synchronous failure of a bind, listen, resolve, connect or accept. {@code ephemeralPort}: port 0 was asked
+     * for on a local address, so EADDRNOTAVAIL means the ports ran out rather than a foreign address.
+     */
+    static RdmaException of(int errno, boolean ephemeralPort, String what) {
+        return new RdmaException(statusOf(errno, ephemeralPort), what + " failed: errno " + errno);
+    }
+
+    static RdmaException of(IOException e, boolean ephemeralPort, String what) {
+        int errno = errnoOf(e);
+        return new RdmaException(statusOf(errno, ephemeralPort), what + " failed: errno " + errno, e);
+    }
+
+    /** Whether {@code address} asks for an ephemeral port on an address of this host. */
+    static boolean ephemeralOnLocalAddress(java.net.InetSocketAddress address) {
+        if (address.getPort() != 0) {
+            return false;
+        }
+        try {
+            return address.getAddress().isAnyLocalAddress()
+                    || java.net.NetworkInterface.getByInetAddress(address.getAddress()) != null;
+        } catch (java.net.SocketException e) {
+            return false;
+        }
+    }
+
+    private static Status statusOf(int errno, boolean ephemeralPort) {
+        return switch (errno) {
+            case EADDRINUSE -> Status.SHARING_VIOLATION; // as for sockets: the local address is taken
+            case EADDRNOTAVAIL -> ephemeralPort ? Status.TOO_MANY_ADDRESSES : Status.INVALID_ADDRESS;
+            case ENODEV, EAFNOSUPPORT -> Status.INVALID_ADDRESS;
+            case EACCES, EPERM -> Status.ACCESS_VIOLATION;
+            case EINVAL -> Status.INVALID_PARAMETER;
+            case ENOMEM, ENOBUFS -> Status.INSUFFICIENT_RESOURCES;
+            case ETIMEDOUT -> Status.IO_TIMEOUT;
+            case ENETUNREACH -> Status.NETWORK_UNREACHABLE;
+            case EHOSTUNREACH -> Status.HOST_UNREACHABLE;
+            case ECONNREFUSED -> Status.CONNECTION_REFUSED;
+            case ECONNRESET -> Status.CONNECTION_RESET;
+            default -> Status.INSUFFICIENT_RESOURCES;
+        };
+    }
+
+    /** ADDR_ERROR / ROUTE_ERROR. */
+    static RdmaException resolution(int status, boolean route, Object destination) {
+        int errno = -status;
+        Status mapped = switch (errno) {
+            case ENETUNREACH, ENODEV -> Status.NETWORK_UNREACHABLE;
+            case EADDRNOTAVAIL, EAFNOSUPPORT, EINVAL -> Status.INVALID_ADDRESS;
+            case ETIMEDOUT -> route ? Status.IO_TIMEOUT : Status.HOST_UNREACHABLE;
+            default -> Status.HOST_UNREACHABLE;
+        };
+        return new RdmaException(mapped, (route ? "route" : "address") + " resolution of " + destination
+                + " failed: status " + status);
+    }
+
+    /** REJECTED on the active side: an IB CM reason (positive) or an iWARP errno (negative). */
+    static RdmaException rejected(int status, Object destination) {
+        Status mapped = switch (status) {
+            case IB_REJ_NO_RESOURCES, IB_REJ_INSUFFICIENT_RESP_RESOURCES -> Status.INSUFFICIENT_RESOURCES;
+            case IB_REJ_TIMEOUT -> Status.IO_TIMEOUT;
+            default -> Status.CONNECTION_REFUSED;
+        };
+        return new RdmaException(mapped, destination + " refused the connection (status " + status + ")");
+    }
+
+    /** UNREACHABLE or CONNECT_ERROR on the active side. */
+    static RdmaException connectFailed(int event, int status, Object destination) {
+        int errno = -status;
+        Status mapped = errno == ETIMEDOUT ? Status.IO_TIMEOUT
+                : errno == ECONNRESET ? Status.CONNECTION_RESET
+                : errno == ECONNREFUSED ? Status.CONNECTION_REFUSED
+                : event == CmEvent.UNREACHABLE ? Status.HOST_UNREACHABLE : Status.CONNECTION_ABORTED;
+        return new RdmaException(mapped, "connect to " + destination + " failed: "
+                + CmEvent.name(event) + " status " + status);
+    }
+}

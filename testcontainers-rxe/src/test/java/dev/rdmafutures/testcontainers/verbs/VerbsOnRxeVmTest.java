@@ -1,0 +1,58 @@
+package dev.rdmafutures.testcontainers.verbs;
+
+import dev.rdmafutures.conformance.AbstractConnectionConformanceTest;
+import dev.rdmafutures.conformance.AbstractDataPathConformanceTest;
+import dev.rdmafutures.conformance.AbstractLifecycleConformanceTest;
+import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
+import dev.rdmafutures.conformance.AbstractSharedEndpointConformanceTest;
+import dev.rdmafutures.conformance.ProviderFixture;
+import dev.rdmafutures.testcontainers.InRdmaVm;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+
+/** The provider-conformance suite on the verbs provider over rxe0, inside one VM boot. */
+@Tag("verbs-conformance") // work in progress: bin/test-vm --verbs runs it, CI does not gate on it yet
+@InRdmaVm(devices = "rxe")
+class VerbsOnRxeVmTest {
+    private static final ProviderFixture FIXTURE = new VerbsFixture("rxe0");
+
+    @Nested
+    class Connection extends AbstractConnectionConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class SharedEndpoint extends AbstractSharedEndpointConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class Poller extends AbstractPollerConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class Lifecycle extends AbstractLifecycleConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class DataPath extends AbstractDataPathConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+}
