@@ -292,6 +292,79 @@ JNIEXPORT jlong EXTENSION(createQp)(JNIEnv *env, jclass type, jlong id, jlong pd
     return HANDLE(cm_id->qp);
 }
 
+JNIEXPORT jlong EXTENSION(createQpDetached)(JNIEnv *env, jclass type, jlong pd, jlong send_cq, jlong recv_cq,
+                                            jint max_send_wr, jint max_recv_wr, jint max_send_sge,
+                                            jint max_recv_sge, jint max_inline, jlong out_caps) {
+    if (pd == 0 || send_cq == 0 || recv_cq == 0) {
+        return -EINVAL;
+    }
+    struct ibv_qp_init_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.send_cq = PTR(struct ibv_cq, send_cq);
+    attr.recv_cq = PTR(struct ibv_cq, recv_cq);
+    attr.qp_type = IBV_QPT_RC;
+    attr.cap.max_send_wr = (uint32_t) max_send_wr;
+    attr.cap.max_recv_wr = (uint32_t) max_recv_wr;
+    attr.cap.max_send_sge = (uint32_t) max_send_sge;
+    attr.cap.max_recv_sge = (uint32_t) max_recv_sge;
+    attr.cap.max_inline_data = (uint32_t) max_inline;
+    struct ibv_qp *qp = ibv_create_qp(PTR(struct ibv_pd, pd), &attr);
+    if (qp == NULL) {
+        return -errno;
+    }
+    if (out_caps != 0) {
+        uint8_t *o = PTR(uint8_t, out_caps);
+        put_u32(o, 0, attr.cap.max_send_wr);
+        put_u32(o, 4, attr.cap.max_recv_wr);
+        put_u32(o, 8, attr.cap.max_send_sge);
+        put_u32(o, 12, attr.cap.max_recv_sge);
+        put_u32(o, 16, attr.cap.max_inline_data);
+    }
+    return HANDLE(qp);
+}
+
+JNIEXPORT jint EXTENSION(destroyQpDetached)(JNIEnv *env, jclass type, jlong qp) {
+    if (qp == 0) {
+        return -EINVAL;
+    }
+    int error = ibv_destroy_qp(PTR(struct ibv_qp, qp));
+    return error == 0 ? 0 : -error;
+}
+
+/*
+ * Moves a QP the CM does not own to target_state with the attributes the CM computes for the connection
+ * (rdma_init_qp_attr), overriding the read limit of that step (RTR: inbound, RTS: outbound; 255 = keep).
+ * Mask bits 21-23 are cleared on InfiniBand ports, as librdmacm does for its own QPs.
+ */
+JNIEXPORT jint EXTENSION(modifyQpFromCm)(JNIEnv *env, jclass type, jlong id, jlong qp, jint target_state,
+                                         jint read_limit) {
+    if (id == 0 || qp == 0) {
+        return -EINVAL;
+    }
+    struct rdma_cm_id *cm_id = PTR(struct rdma_cm_id, id);
+    struct ibv_qp_attr attr;
+    int mask = 0;
+    memset(&attr, 0, sizeof attr);
+    attr.qp_state = (enum ibv_qp_state) target_state;
+    if (rdma_init_qp_attr(cm_id, &attr, &mask) != 0) {
+        return -errno;
+    }
+    if (read_limit >= 0 && read_limit < 255) {
+        if (target_state == IBV_QPS_RTR) {
+            attr.max_dest_rd_atomic = (uint8_t) read_limit;
+        } else if (target_state == IBV_QPS_RTS) {
+            attr.max_rd_atomic = (uint8_t) read_limit;
+        }
+    }
+    struct ibv_port_attr port;
+    if (cm_id->verbs != NULL && ibv_query_port(cm_id->verbs, cm_id->port_num, &port) == 0
+            && port.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+        mask &= ~0xe00000;
+    }
+    int error = ibv_modify_qp(PTR(struct ibv_qp, qp), &attr, mask);
+    return error == 0 ? 0 : -error;
+}
+
 JNIEXPORT jint EXTENSION(queryQp)(JNIEnv *env, jclass type, jlong qp, jlong out) {
     if (qp == 0) {
         return -EINVAL;

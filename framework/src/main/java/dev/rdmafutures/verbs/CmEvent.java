@@ -70,8 +70,17 @@ final class CmEvent {
         return new ReadLimits(initiatorDepth, responderResources);
     }
 
+    /**
+     * The peer's read limits in an active side's ESTABLISHED on iWARP, where the kernel reports the MPA reply's
+     * values as the passive side sent them: its inbound limit as our responder resources.
+     */
+    ReadLimits peerReadLimitsAsSent() {
+        return new ReadLimits(Byte.toUnsignedInt(info.get(28)), Byte.toUnsignedInt(info.get(29)));
+    }
+
     @Override
     public String toString() {
-        return name(type()) + "[status " + status() + "]";
+        return name(type()) + "[status " + status() + ", responder resources " + Byte.toUnsignedInt(info.get(28))
+                + ", initiator depth " + Byte.toUnsignedInt(info.get(29)) + ", private data " + info.getInt(24) + " B]";
     }
 }

@@ -4,12 +4,14 @@ import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.RdmaVerbs;
 import com.ibm.disni.verbs.impl.NatCmaIdPrivate;
 import com.ibm.disni.verbs.impl.NatIbvContext;
+import com.ibm.disni.verbs.impl.NatIbvQP;
 import com.ibm.disni.verbs.impl.NatObject;
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 import com.ibm.disni.verbs.impl.RdmaCmNat;
@@ -52,8 +54,8 @@ final class VerbsDevice implements ProviderDevice {
     private static final int LINK_LAYER_ETHERNET = 2;
     /** IB/RoCE private-data limits for RDMA_PS_TCP: connect, accept, reject. */
     private static final int[] IB_PRIVATE_DATA = {56, 196, 148};
-    /** iWARP: librdmacm carries an 8-bit length. */
-    private static final int IWARP_PRIVATE_DATA = 255;
+    /** iWARP: librdmacm's 8-bit length (255) less MPA revision 2's 4-byte IRD/ORD header (measured on siw). */
+    private static final int IWARP_PRIVATE_DATA = 251;
 
     private final ProviderConfig config;
     private final RdmaCm cm;
@@ -145,6 +147,9 @@ final class VerbsDevice implements ProviderDevice {
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[1],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[2])
                 .readLocalInvalidateSupported(false)
+                .remoteInvalidateSupported(false)
+                .passiveAcceptWaitsForCompleteConnect(!iwarp)
+                .sendWaitsForPeerReceive(!iwarp)
                 .build();
         IbvContext context = new NatIbvContext(handle, dispatcher);
         IbvPd pd = context.allocPd();
@@ -199,6 +204,11 @@ final class VerbsDevice implements ProviderDevice {
         NatCmaIdPrivate id = new NatCmaIdPrivate(handle, channel, dispatcher);
         id.setVerbs(context);
         return id;
+    }
+
+    /** Wraps a QP created outside the CM (two-phase connect) for DiSNI's stateful posts. */
+    IbvQP wrapQp(long handle) throws IOException {
+        return new NatIbvQP(handle, dispatcher);
     }
 
     @Override

@@ -38,6 +38,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One CM id and, once connected, its queue pair: the active connect (resolve address, resolve route, connect),
@@ -45,6 +47,7 @@ import java.util.function.Consumer;
  * the loop's poller thread except the accessors {@link IncomingRequest} documents as thread-safe.
  */
 final class VerbsEndpoint implements ProviderConnection, IncomingRequest, PendingHandle, ConnectAttempt {
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsEndpoint.class);
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final int RETRY_COUNT = 7;
     private static final int RNR_RETRY_INFINITE = 7;
@@ -52,6 +55,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     private static final long RECEIVE_FLAG = 0x8000_0000L;
     private static final int WC_SUCCESS = 0;
     private static final int WC_LOC_LEN_ERR = 1;
+    private static final int WC_LOC_QP_OP_ERR = 2;
     private static final int WC_LOC_PROT_ERR = 4;
     private static final int WC_WR_FLUSH_ERR = 5;
     private static final int WC_REM_INV_REQ_ERR = 9;
@@ -87,6 +91,8 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     private ConnectionData connectionData;
     private IbvQP qp;
     private long qpHandle;
+    /** Two-phase connect on IB/RoCE: the QP is not the CM's, so the CM stops at CONNECT_RESPONSE (ABI doc §5.5). */
+    private boolean detachedQp;
     private int slotTag;
     private SVCPostSend readCall;
     private SVCPostSend writeCall;
@@ -100,6 +106,8 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     private final ArrayDeque<WorkRequest> waitingReceives = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> heldSilent = new ArrayDeque<>();
     private DisconnectReason disconnectReason;
+    /** The remote error that ended the connection: requests flushed after it fail with its status, as on iWARP. */
+    private RdmaException terminatedBy;
 
     private VerbsEndpoint(VerbsEventLoop loop, RdmaCmId id, boolean active, State state) {
         this.loop = loop;
@@ -175,6 +183,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         endpoint.peerLimits = event.peerReadLimits();
         endpoint.localAddress = (InetSocketAddress) id.getSource();
         endpoint.remoteAddress = (InetSocketAddress) id.getDestination();
+        LOG.debug("{}: CONNECT_REQUEST {}", endpoint, endpoint.peerLimits);
         Duration timeout = loop.device().config().handshakeTimeout();
         endpoint.deadline = loop.poller().schedule(timeout, () -> endpoint.withdraw(new RdmaException(
                 Status.IO_TIMEOUT, "nobody answered the request from " + endpoint.remoteAddress + " within "
@@ -209,6 +218,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
 
     @Override
     public void accept(ReadLimits readLimits, byte[] privateData, ConnectionEvents events, EstablishEvents done) {
+        LOG.debug("{}: accept", this);
         if (state != State.REQUESTED) {
             done.onFailed(notAnswerable());
             return;
@@ -219,24 +229,32 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         AdapterInfo adapter = loop.device().adapterInfo();
         effectiveLimits = ReadLimitNegotiation.effective(readLimits, adapter, peerLimits);
         connectionData = new ConnectionData(effectiveLimits, peerPrivateData);
+        state = State.ACCEPTING; // from here on, the outcome goes to done
         try {
             createQueuePair();
         } catch (IOException e) {
             NativeVerbs.reject(idHandle, 0, 0);
-            failEstablishment(VerbsErrors.of(e, false, "create a queue pair"));
+            failEstablishment(acceptFailure(VerbsErrors.errnoOf(e), "create a queue pair"));
             return;
         }
         ByteBuffer data = nativeCopy(privateData);
         int rc = NativeVerbs.accept(idHandle, effectiveLimits.inbound(),
                 effectiveLimits.outbound(), RNR_RETRY_INFINITE, address(data), privateData.length, 0);
         if (rc < 0) {
-            failEstablishment(VerbsErrors.of(-rc, false, "accept"));
+            failEstablishment(acceptFailure(-rc, "accept"));
             return;
         }
-        state = State.ACCEPTING;
         Duration timeout = loop.device().config().handshakeTimeout();
         deadline = loop.poller().schedule(timeout, () -> failEstablishment(new RdmaException(Status.IO_TIMEOUT,
                 remoteAddress + " did not complete the connection within " + timeout)));
+    }
+
+    /** EINVAL on a request id the CM handed us means the CM dropped it: the peer abandoned the request. */
+    private RdmaException acceptFailure(int errno, String what) {
+        return errno == VerbsErrors.EINVAL
+                ? new RdmaException(Status.CONNECTION_ABORTED, remoteAddress + " abandoned its request (" + what
+                        + ": errno " + errno + ")")
+                : VerbsErrors.of(errno, false, what);
     }
 
     @Override
@@ -261,6 +279,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     // --- CM events ---------------------------------------------------------------------------------------------
 
     void onCmEvent(CmEvent event) throws IOException {
+        LOG.debug("{}: {}", this, event);
         switch (event.type()) {
             case CmEvent.ADDR_RESOLVED -> onAddressResolved();
             case CmEvent.ROUTE_RESOLVED -> onRouteResolved();
@@ -276,6 +295,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
                 }
             }
             case CmEvent.ESTABLISHED -> onEstablished(event);
+            case CmEvent.CONNECT_RESPONSE -> onConnectResponse(event);
             case CmEvent.DISCONNECTED -> onDisconnectedEvent();
             case CmEvent.DEVICE_REMOVAL -> {
                 failEstablishment(new RdmaException(Status.DEVICE_REMOVED, "the RDMA device went away"));
@@ -304,9 +324,19 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         if (state != State.RESOLVING_ROUTE) {
             return;
         }
+        detachedQp = spec.twoPhase() && loop.device().adapterInfo().passiveAcceptWaitsForCompleteConnect();
+        int qpNum = 0;
         try {
             createQueuePair();
             localAddress = (InetSocketAddress) id.getSource();
+            if (detachedQp) {
+                int rc = NativeVerbs.modifyQpFromCm(idHandle, qpHandle, IbvQP.IBV_QPS_INIT, 255);
+                if (rc < 0) {
+                    failEstablishment(VerbsErrors.of(-rc, false, "move the queue pair to INIT"));
+                    return;
+                }
+                qpNum = qp.getQp_num();
+            }
         } catch (IOException e) {
             failEstablishment(VerbsErrors.of(e, false, "create a queue pair"));
             return;
@@ -315,7 +345,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
                 loop.device().adapterInfo());
         ByteBuffer data = nativeCopy(spec.privateData());
         int rc = NativeVerbs.connect(idHandle, offer.inbound(), offer.outbound(),
-                RETRY_COUNT, RNR_RETRY_INFINITE, address(data), spec.privateData().length, 0);
+                RETRY_COUNT, RNR_RETRY_INFINITE, address(data), spec.privateData().length, qpNum);
         if (rc < 0) {
             failEstablishment(VerbsErrors.of(-rc, false, "connect"));
             return;
@@ -336,8 +366,10 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
 
     private void onEstablished(CmEvent event) {
         if (active && state == State.CONNECTING) {
-            effectiveLimits = ReadLimitNegotiation.effective(spec.readLimits(),
-                    loop.device().adapterInfo(), event.peerReadLimits());
+            AdapterInfo adapter = loop.device().adapterInfo();
+            ReadLimits peer = adapter.transport() == AdapterInfo.Transport.IWARP
+                    ? event.peerReadLimitsAsSent() : event.peerReadLimits();
+            effectiveLimits = ReadLimitNegotiation.effective(spec.readLimits(), adapter, peer);
             connectionData = new ConnectionData(effectiveLimits, event.privateData());
             if (spec.twoPhase()) {
                 // The CM established the QP already (it is attached); the second phase is local (ABI doc §5.5).
@@ -352,24 +384,55 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         }
     }
 
+    /** IB/RoCE two-phase connect: the peer accepted; our QP waits in INIT until {@link #complete()}. */
+    private void onConnectResponse(CmEvent event) {
+        if (!active || state != State.CONNECTING) {
+            return;
+        }
+        effectiveLimits = ReadLimitNegotiation.effective(spec.readLimits(), loop.device().adapterInfo(),
+                event.peerReadLimits());
+        connectionData = new ConnectionData(effectiveLimits, event.privateData());
+        state = State.ACCEPTED;
+        connectEvents.onAccepted(this, connectionData);
+    }
+
     @Override
     public void complete() {
-        if (state == State.ACCEPTED) {
-            becomeEstablished();
+        if (state != State.ACCEPTED) {
+            return;
         }
+        if (detachedQp) {
+            int rc = NativeVerbs.modifyQpFromCm(idHandle, qpHandle, IbvQP.IBV_QPS_RTR, effectiveLimits.inbound());
+            if (rc >= 0) {
+                rc = NativeVerbs.modifyQpFromCm(idHandle, qpHandle, IbvQP.IBV_QPS_RTS, effectiveLimits.outbound());
+            }
+            if (rc >= 0) {
+                rc = NativeVerbs.establish(idHandle);
+            }
+            if (rc < 0) {
+                failEstablishment(new RdmaException(Status.CONNECTION_ABORTED, "completing the connection to "
+                        + remoteAddress + " failed: errno " + -rc));
+                return;
+            }
+        }
+        becomeEstablished();
     }
 
     @Override
     public void reject() {
         if (state == State.ACCEPTED) {
-            NativeVerbs.reject(idHandle, 0, 0);
-            cmDisconnect();
             failEstablishment(new RdmaException(Status.CANCELED, "this side rejected the accepted connection"));
         }
     }
 
     private void becomeEstablished() {
         state = State.ESTABLISHED;
+        if (LOG.isDebugEnabled()) {
+            ByteBuffer info = ByteBuffer.allocateDirect(NativeVerbs.QP_INFO_SIZE).order(ByteOrder.nativeOrder());
+            int rc = NativeVerbs.queryQp(qpHandle, address(info));
+            LOG.debug("{}: established, {}; QP outbound reads {}, inbound reads {} (query {})", this,
+                    effectiveLimits, Byte.toUnsignedInt(info.get(28)), Byte.toUnsignedInt(info.get(29)), rc);
+        }
         try {
             localAddress = (InetSocketAddress) id.getSource();
             remoteAddress = (InetSocketAddress) id.getDestination();
@@ -383,7 +446,16 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         if (state == State.ESTABLISHED || state == State.DISCONNECTING || state == State.CLOSED) {
             return;
         }
+        LOG.debug("{}: failed: {}", this, error.getMessage());
         boolean requested = state == State.REQUESTED;
+        if (state == State.ACCEPTED) {
+            // The peer accepted and waits: a reject (IB/RoCE, detached QP) or a disconnect aborts its accept.
+            if (detachedQp) {
+                NativeVerbs.reject(idHandle, 0, 0);
+            } else {
+                cmDisconnect();
+            }
+        }
         state = State.CLOSED;
         release();
         if (requested) {
@@ -404,7 +476,17 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         attr.setQp_type(IbvQP.IBV_QPT_RC);
         attr.setSend_cq(loop.cq());
         attr.setRecv_cq(loop.cq());
-        qp = id.createQP(loop.device().pd(), attr);
+        if (detachedQp) {
+            long handle = NativeVerbs.createQpDetached(((NatObject) loop.device().pd()).getObjId(),
+                    ((NatObject) loop.cq()).getObjId(), ((NatObject) loop.cq()).getObjId(), QUEUE_DEPTH, QUEUE_DEPTH,
+                    1, 1, 0, 0);
+            if (handle < 0) {
+                throw new IOException("ibv_create_qp failed (errno " + -handle + ")");
+            }
+            qp = loop.device().wrapQp(handle);
+        } else {
+            qp = id.createQP(loop.device().pd(), attr);
+        }
         qpHandle = ((NatObject) qp).getObjId();
         slotTag = loop.allocateSlot(this);
         readCall = prepare(IbvSendWR.IBV_WR_RDMA_READ);
@@ -553,11 +635,24 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         if (!receive) {
             releaseSilent();
         }
-        request.completion().failed(completionError(status, completion.getVendor_err()));
-        if (status != WC_WR_FLUSH_ERR && state == State.ESTABLISHED) {
-            disconnectReason = DisconnectReason.PROTOCOL_ERROR;
-            beginDisconnect();
+        if (status == WC_WR_FLUSH_ERR || state != State.ESTABLISHED) {
+            request.completion().failed(flushed());
+            return;
         }
+        RdmaException error = completionError(status, receive, completion.getVendor_err());
+        request.completion().failed(error);
+        terminatedBy = error;
+        disconnectReason = DisconnectReason.PROTOCOL_ERROR;
+        beginDisconnect();
+    }
+
+    /** Why a request that never ran fails: the error that terminated the connection, else its closing. */
+    private RdmaException flushed() {
+        if (terminatedBy != null) {
+            return new RdmaException(terminatedBy.status(), "not executed: an earlier request on the connection to "
+                    + remoteAddress + " failed (" + terminatedBy.getMessage() + ")");
+        }
+        return new RdmaException(Status.CANCELED, "the connection to " + remoteAddress + " ended");
     }
 
     private void refill(ArrayDeque<WorkRequest> waiting, ArrayDeque<InFlight> queue) {
@@ -578,9 +673,9 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         }
     }
 
-    private RdmaException completionError(int status, int vendorError) {
-        Status mapped = switch (status) {
-            case WC_WR_FLUSH_ERR -> Status.CANCELED;
+    private RdmaException completionError(int status, boolean receive, int vendorError) {
+        // rxe reports a message longer than the posted receive as a local QP operation error on the receive.
+        Status mapped = receive && status == WC_LOC_QP_OP_ERR ? Status.BUFFER_OVERFLOW : switch (status) {
             case WC_LOC_LEN_ERR -> Status.BUFFER_OVERFLOW;
             case WC_LOC_PROT_ERR, WC_REM_ACCESS_ERR -> Status.ACCESS_VIOLATION;
             case WC_REM_INV_REQ_ERR, WC_REM_OP_ERR -> Status.REMOTE_RESOURCES;
@@ -637,8 +732,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         }
         state = State.CLOSED;
         // Flushed requests still in the CQ are dropped by the loop once the slot is released: fail them here.
-        RdmaException canceled = new RdmaException(Status.CANCELED, "the connection to " + remoteAddress
-                + " ended (" + reason + ")");
+        RdmaException canceled = flushed();
         releaseSilent();
         failAll(sendQueue, canceled);
         failAll(receiveQueue, canceled);
@@ -669,6 +763,9 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
             readCall.free();
             writeCall.free();
             sendCall.free();
+            if (detachedQp) {
+                NativeVerbs.destroyQpDetached(qpHandle); // not the CM's: destroying the id leaves it alone
+            }
         }
         loop.forget(id, idHandle);
     }

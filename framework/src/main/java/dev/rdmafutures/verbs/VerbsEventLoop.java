@@ -53,6 +53,7 @@ final class VerbsEventLoop implements EventLoop {
     private final SVCReqNotify notifyCall;
     private final int wakeupFd;
     private final ByteBuffer eventInfo = direct(NativeVerbs.CM_EVENT_INFO_SIZE);
+
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
     private final CmEvent event = new CmEvent(eventInfo);
     private final Map<Long, VerbsEndpoint> endpointsById = new HashMap<>();

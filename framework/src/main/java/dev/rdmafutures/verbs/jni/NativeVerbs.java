@@ -66,6 +66,19 @@ public final class NativeVerbs {
     public static native long createQp(long cmId, long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr,
                                        int maxSendSge, int maxRecvSge, int maxInline, long outCaps);
 
+    /** {@code ibv_create_qp} (RC) not attached to a CM id, for the two-phase connect; granted caps as in {@link #createQp}. */
+    public static native long createQpDetached(long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr,
+                                               int maxSendSge, int maxRecvSge, int maxInline, long outCaps);
+
+    /** {@code ibv_destroy_qp} of a QP from {@link #createQpDetached}. */
+    public static native int destroyQpDetached(long qp);
+
+    /**
+     * Moves a detached QP to {@code state} with the CM's attributes for the connection, overriding that step's read
+     * limit (RTR: inbound, RTS: outbound; 255 keeps the CM's value).
+     */
+    public static native int modifyQpFromCm(long cmId, long qp, int state, int readLimit);
+
     /** {@code ibv_query_qp}: state, capabilities and effective read limits. */
     public static native int queryQp(long qp, long out);
 
