@@ -26,6 +26,9 @@ public final class AdapterInfo {
     private final int maxAcceptPrivateData;
     private final int maxRejectPrivateData;
     private final boolean readLocalInvalidateSupported;
+    private final boolean remoteInvalidateSupported;
+    private final boolean passiveAcceptWaitsForCompleteConnect;
+    private final boolean sendWaitsForPeerReceive;
 
     private AdapterInfo(Builder b) {
         this.providerName = Objects.requireNonNull(b.providerName, "providerName");
@@ -37,6 +40,9 @@ public final class AdapterInfo {
         this.maxAcceptPrivateData = b.maxAcceptPrivateData;
         this.maxRejectPrivateData = b.maxRejectPrivateData;
         this.readLocalInvalidateSupported = b.readLocalInvalidateSupported;
+        this.remoteInvalidateSupported = b.remoteInvalidateSupported;
+        this.passiveAcceptWaitsForCompleteConnect = b.passiveAcceptWaitsForCompleteConnect;
+        this.sendWaitsForPeerReceive = b.sendWaitsForPeerReceive;
     }
 
     /** A builder for providers; every limit must be set. */
@@ -89,6 +95,32 @@ public final class AdapterInfo {
         return readLocalInvalidateSupported;
     }
 
+    /**
+     * Whether a peer's Send with Invalidate can revoke this adapter's region tokens. Verbs devices invalidate
+     * memory windows and fast-registered regions only, not the regions {@code register} creates; where this is
+     * false, {@link RdmaConnection#sendAndInvalidate} fails with {@link Status#NOT_SUPPORTED}.
+     */
+    public boolean isRemoteInvalidateSupported() {
+        return remoteInvalidateSupported;
+    }
+
+    /**
+     * Whether the passive side of a two-phase connect is held until the active side completes it (NDK's
+     * CompleteConnect). Kernel iWARP establishes both sides as soon as the MPA reply is sent, so there the passive
+     * accept completes at once and the active side's second phase is local.
+     */
+    public boolean passiveAcceptWaitsForCompleteConnect() {
+        return passiveAcceptWaitsForCompleteConnect;
+    }
+
+    /**
+     * Whether a Send that finds no receive posted at the peer waits for one (IB/RoCE: RNR retries; soft: held up to
+     * the handshake timeout) rather than terminating the connection (kernel iWARP).
+     */
+    public boolean sendWaitsForPeerReceive() {
+        return sendWaitsForPeerReceive;
+    }
+
     @Override
     public String toString() {
         return "AdapterInfo[" + providerName + "/" + deviceName + " " + transport
@@ -108,6 +140,9 @@ public final class AdapterInfo {
         private int maxAcceptPrivateData = -1;
         private int maxRejectPrivateData = -1;
         private boolean readLocalInvalidateSupported;
+        private boolean remoteInvalidateSupported = true;
+        private boolean passiveAcceptWaitsForCompleteConnect = true;
+        private boolean sendWaitsForPeerReceive = true;
 
         private Builder() {
         }
@@ -152,6 +187,24 @@ public final class AdapterInfo {
         }
 
         /** Validates and builds. */
+        /** Default true. */
+        public Builder remoteInvalidateSupported(boolean supported) {
+            this.remoteInvalidateSupported = supported;
+            return this;
+        }
+
+        /** Default true. */
+        public Builder passiveAcceptWaitsForCompleteConnect(boolean waits) {
+            this.passiveAcceptWaitsForCompleteConnect = waits;
+            return this;
+        }
+
+        /** Default true. */
+        public Builder sendWaitsForPeerReceive(boolean waits) {
+            this.sendWaitsForPeerReceive = waits;
+            return this;
+        }
+
         public AdapterInfo build() {
             new ReadLimits(maxInboundReadLimit, maxOutboundReadLimit);
             if (maxConnectPrivateData < 0 || maxAcceptPrivateData < 0 || maxRejectPrivateData < 0) {

@@ -85,6 +85,10 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     @Override
     public CompletableFuture<Completion> sendAndInvalidate(MemoryRegion local, int offset, int length,
                                                            int remoteToken, OperationFlag... flags) {
+        if (!runtime.adapterInfo().isRemoteInvalidateSupported()) {
+            return RdmaFuture.failed(new RdmaException(Status.NOT_SUPPORTED, runtime.adapterInfo().deviceName()
+                    + " cannot invalidate a peer's region token remotely (AdapterInfo.isRemoteInvalidateSupported)"));
+        }
         return post(WorkRequest.Kind.SEND_INVALIDATE, local, offset, length,
                 new RemoteBuffer(0, 0, remoteToken), 0, flags);
     }

@@ -16,11 +16,14 @@ import org.junit.jupiter.api.Test;
 /** Closing a runtime releases everything it started: threads, sockets, descriptors. Linux only (/proc). */
 public abstract class AbstractLifecycleConformanceTest extends ConformanceSupport {
 
-    private static long openSockets() throws IOException {
+    private static long openEndpoints() throws IOException {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.filter(fd -> {
                 try {
-                    return Files.readSymbolicLink(fd).toString().startsWith("socket:");
+                    String target = Files.readSymbolicLink(fd).toString();
+                    // sockets (soft), event channels, completion channels and eventfds (verbs)
+                    return target.startsWith("socket:") || target.startsWith("anon_inode:")
+                            || target.equals("/dev/infiniband/rdma_cm");
                 } catch (IOException e) {
                     return false; // closed while listing
                 }
@@ -36,7 +39,7 @@ public abstract class AbstractLifecycleConformanceTest extends ConformanceSuppor
     void closingTheRuntimesStopsTheirThreadsAndReleasesEverySocket() throws Exception {
         server.close();
         client.close();
-        long socketsBefore = openSockets();
+        long endpointsBefore = openEndpoints();
 
         RdmaRuntime a = fixture().runtimeBuilder().threadNamePrefix("lifecycle-a").pollerThreads(2).build();
         RdmaRuntime b = fixture().runtimeBuilder().threadNamePrefix("lifecycle-b").pollerThreads(2).build();
@@ -54,12 +57,12 @@ public abstract class AbstractLifecycleConformanceTest extends ConformanceSuppor
         await(viaShared);
         CompletableFuture<RdmaConnection> pending = b.connector().connect(listener.localAddress()).start();
         await(listener.next()); // left unanswered on purpose
-        assertThat(openSockets()).isGreaterThan(socketsBefore);
+        assertThat(openEndpoints()).isGreaterThan(endpointsBefore);
 
         b.close();
         a.close();
         assertThat(pending).isCompletedExceptionally();
         assertThat(threadsNamed("lifecycle-")).isZero();
-        assertThat(openSockets()).isEqualTo(socketsBefore);
+        assertThat(openEndpoints()).isEqualTo(endpointsBefore);
     }
 }

@@ -78,16 +78,25 @@ public abstract class ConformanceSupport {
 
     /** Waits for {@code future} to fail and returns its RdmaException, checking the status. */
     protected static RdmaException awaitFailure(CompletableFuture<?> future, Status expected) {
+        RdmaException error = awaitAnyFailure(future, "expected " + expected);
+        assertThat(error.status()).as("status of %s", error.getMessage()).isEqualTo(expected);
+        return error;
+    }
+
+    /** Waits for {@code future} to fail and returns its RdmaException, whatever the status. */
+    protected static RdmaException awaitAnyFailure(CompletableFuture<?> future) {
+        return awaitAnyFailure(future, "expected a failure");
+    }
+
+    private static RdmaException awaitAnyFailure(CompletableFuture<?> future, String expectation) {
         try {
             Object value = future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            return fail("expected " + expected + " but the future completed with " + value);
+            return fail(expectation + " but the future completed with " + value);
         } catch (ExecutionException e) {
             assertThat(e.getCause()).isInstanceOf(RdmaException.class);
-            RdmaException error = (RdmaException) e.getCause();
-            assertThat(error.status()).as("status of %s", error.getMessage()).isEqualTo(expected);
-            return error;
+            return (RdmaException) e.getCause();
         } catch (TimeoutException e) {
-            return fail("expected " + expected + " but the future did not complete within " + WAIT);
+            return fail(expectation + " but the future did not complete within " + WAIT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
