@@ -93,7 +93,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     private long qpHandle;
     /** Two-phase connect on IB/RoCE: the QP is not the CM's, so the CM stops at CONNECT_RESPONSE (ABI doc §5.5). */
     private boolean detachedQp;
-    private int slotTag;
+    private CompletionQueue completionQueue;
     private SVCPostSend readCall;
     private SVCPostSend writeCall;
     private SVCPostSend sendCall;
@@ -234,7 +234,9 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
             createQueuePair();
         } catch (IOException e) {
             NativeVerbs.reject(idHandle, 0, 0);
-            failEstablishment(acceptFailure(VerbsErrors.errnoOf(e), "create a queue pair"));
+            RdmaException failure = acceptFailure(VerbsErrors.errnoOf(e), "create a queue pair");
+            failure.addSuppressed(e);
+            failEstablishment(failure);
             return;
         }
         ByteBuffer data = nativeCopy(privateData);
@@ -468,18 +470,19 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     // --- queue pair and data path ------------------------------------------------------------------------------
 
     private void createQueuePair() throws IOException {
+        completionQueue = loop.newCompletionQueue(2 * QUEUE_DEPTH); // room for everything the QP can hold
         IbvQPInitAttr attr = new IbvQPInitAttr();
         attr.cap().setMax_send_wr(QUEUE_DEPTH);
         attr.cap().setMax_recv_wr(QUEUE_DEPTH);
         attr.cap().setMax_send_sge(1);
         attr.cap().setMax_recv_sge(1);
         attr.setQp_type(IbvQP.IBV_QPT_RC);
-        attr.setSend_cq(loop.cq());
-        attr.setRecv_cq(loop.cq());
+        attr.setSend_cq(completionQueue.cq());
+        attr.setRecv_cq(completionQueue.cq());
         if (detachedQp) {
-            long handle = NativeVerbs.createQpDetached(((NatObject) loop.device().pd()).getObjId(),
-                    ((NatObject) loop.cq()).getObjId(), ((NatObject) loop.cq()).getObjId(), QUEUE_DEPTH, QUEUE_DEPTH,
-                    1, 1, 0, 0);
+            long cq = completionQueue.handle();
+            long handle = NativeVerbs.createQpDetached(((NatObject) loop.device().pd()).getObjId(), cq, cq,
+                    QUEUE_DEPTH, QUEUE_DEPTH, 1, 1, 0, 0);
             if (handle < 0) {
                 throw new IOException("ibv_create_qp failed (errno " + -handle + ")");
             }
@@ -488,7 +491,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
             qp = id.createQP(loop.device().pd(), attr);
         }
         qpHandle = ((NatObject) qp).getObjId();
-        slotTag = loop.allocateSlot(this);
+        loop.addConnection(this, completionQueue.handle());
         readCall = prepare(IbvSendWR.IBV_WR_RDMA_READ);
         writeCall = prepare(IbvSendWR.IBV_WR_RDMA_WRITE);
         sendCall = prepare(IbvSendWR.IBV_WR_SEND);
@@ -513,8 +516,35 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         return wr;
     }
 
-    int slotTag() {
-        return slotTag;
+    /** Handles what this connection's CQ holds; returns how many completions there were. */
+    int drainCompletions() {
+        int total = 0;
+        try {
+            int n;
+            do {
+                n = completionQueue.poll();
+                if (n > 0) {
+                    total += loop.beforeDispatch();
+                }
+                for (int i = 0; i < n && completionQueue != null; i++) {
+                    IbvWC completion = completionQueue.completion(i);
+                    onCompletion(completion, (int) completion.getWr_id());
+                    total++;
+                }
+            } while (n > 0 && completionQueue != null);
+        } catch (IOException e) {
+            loop.poller().recordError("poll completion queue", e);
+        }
+        return total;
+    }
+
+    /** Arms the CQ before the loop sleeps; true if completions are already waiting. */
+    boolean armCompletions() throws IOException {
+        return completionQueue.arm();
+    }
+
+    void onCompletionEvent() throws IOException {
+        completionQueue.onEvent();
     }
 
     @Override
@@ -530,8 +560,11 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     @Override
     public void post(WorkRequest request) {
         if (state != State.ESTABLISHED) {
-            request.completion().failed(new RdmaException(Status.CONNECTION_INVALID,
-                    "the connection to " + remoteAddress + " is no longer connected"));
+            // Posted before the caller could know: a request right after one that broke the connection fails
+            // with the same status, as it would had it been flushed.
+            request.completion().failed(terminatedBy != null && state == State.DISCONNECTING ? flushed()
+                    : new RdmaException(Status.CONNECTION_INVALID, "the connection to " + remoteAddress
+                            + " is no longer connected"));
             return;
         }
         if (request.kind() == WorkRequest.Kind.RECEIVE) {
@@ -549,7 +582,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
 
     private void postSend(WorkRequest request) {
         VerbsRegion local = (VerbsRegion) request.local();
-        long wrId = ((long) slotTag << 32) | (sequence++ & 0x7FFF_FFFFL);
+        long wrId = sequence++ & 0x7FFF_FFFFL;
         int flags = IbvSendWR.IBV_SEND_SIGNALED | (request.has(WorkRequest.READ_FENCE) ? IbvSendWR.IBV_SEND_FENCE : 0);
         try {
             SVCPostSend call = switch (request.kind()) {
@@ -580,7 +613,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
 
     private void postReceive(WorkRequest request) {
         VerbsRegion local = (VerbsRegion) request.local();
-        long wrId = ((long) slotTag << 32) | RECEIVE_FLAG | (sequence++ & 0x7FFF_FFFFL);
+        long wrId = RECEIVE_FLAG | (sequence++ & 0x7FFF_FFFFL);
         receiveWr.putLong(0, wrId);
         receiveWr.putLong(8, 0);
         receiveWr.putLong(16, receiveWrAddress + 32);
@@ -639,11 +672,35 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
             request.completion().failed(flushed());
             return;
         }
+        if (status == WC_LOC_QP_OP_ERR && !receive) {
+            connectionLost(completionError(status, false, completion.getVendor_err()));
+            request.completion().failed(flushed());
+            return;
+        }
         RdmaException error = completionError(status, receive, completion.getVendor_err());
         request.completion().failed(error);
         terminatedBy = error;
         disconnectReason = DisconnectReason.PROTOCOL_ERROR;
         beginDisconnect();
+    }
+
+    /**
+     * A send-queue request failed locally because the connection under it broke (siw, when the peer disconnects
+     * during traffic): the CM's DISCONNECTED follows, and decides the reason; without it, the connection is reset
+     * once the disconnect timeout passes.
+     */
+    private void connectionLost(RdmaException symptom) {
+        if (deadline != null) {
+            return; // already waiting
+        }
+        LOG.debug("{}: connection lost ({}), waiting for the CM", this, symptom.getMessage());
+        deadline = loop.poller().schedule(loop.device().config().disconnectTimeout(), () -> {
+            deadline = null;
+            if (state == State.ESTABLISHED) {
+                disconnectReason = DisconnectReason.CONNECTION_RESET;
+                beginDisconnect();
+            }
+        });
     }
 
     /** Why a request that never ran fails: the error that terminated the connection, else its closing. */
@@ -759,7 +816,6 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     private void release() {
         cancelDeadline();
         if (qp != null) {
-            loop.releaseSlot(slotTag);
             readCall.free();
             writeCall.free();
             sendCall.free();
@@ -767,7 +823,16 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
                 NativeVerbs.destroyQpDetached(qpHandle); // not the CM's: destroying the id leaves it alone
             }
         }
-        loop.forget(id, idHandle);
+        loop.forget(id, idHandle); // destroys the CM's QP with the id
+        if (completionQueue != null) {
+            loop.removeConnection(this, completionQueue.handle());
+            try {
+                completionQueue.destroy(); // after its QP
+            } catch (IOException e) {
+                loop.poller().recordError("destroy completion queue", e);
+            }
+            completionQueue = null;
+        }
     }
 
     private void cmDisconnect() {

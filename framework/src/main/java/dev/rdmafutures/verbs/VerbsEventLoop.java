@@ -1,13 +1,9 @@
 package dev.rdmafutures.verbs;
 
 import com.ibm.disni.util.MemoryUtils;
-import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvCompChannel;
-import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
-import com.ibm.disni.verbs.SVCPollCq;
-import com.ibm.disni.verbs.SVCReqNotify;
 import com.ibm.disni.verbs.impl.NatObject;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
@@ -29,14 +25,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One poller's CM event channels (its own and those of the listeners it serves), its completion channel and CQ,
- * and an eventfd for wake-ups. Completions are polled with DiSNI's stateful {@link SVCPollCq} into reused
- * {@link IbvWC}s and routed by our own work-request ids (endpoint slot and generation), never by the completion's
- * {@code qp_num}, which DiSNI leaves stale on errors. Confined to the poller thread but {@link #wakeup()}.
+ * One poller's CM event channels (its own and those of the listeners it serves), the completion channel its
+ * connections' CQs report to, and an eventfd for wake-ups, all waited on with one {@code poll(2)}. Each connection
+ * has its own CQ, so a completion's connection is known without DiSNI's {@code qp_num}, which it leaves stale on
+ * errors. Confined to the poller thread but {@link #wakeup()}.
  */
 final class VerbsEventLoop implements EventLoop {
-    private static final int CQ_SIZE = 4096;
-    private static final int POLL_BATCH = 32;
     /** In spin modes CM channels are checked every this many polls; a blocking wait checks them always. */
     private static final int CM_CHECK_INTERVAL = 64;
     private static final int POLLIN = 1;
@@ -47,24 +41,19 @@ final class VerbsEventLoop implements EventLoop {
     private final List<Channel> channels = new ArrayList<>();
     private final IbvCompChannel compChannel;
     private final long compChannelHandle;
-    private final IbvCQ cq;
-    private final IbvWC[] completions = new IbvWC[POLL_BATCH];
-    private final SVCPollCq pollCall;
-    private final SVCReqNotify notifyCall;
     private final int wakeupFd;
     private final ByteBuffer eventInfo = direct(NativeVerbs.CM_EVENT_INFO_SIZE);
 
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
     private final CmEvent event = new CmEvent(eventInfo);
     private final Map<Long, VerbsEndpoint> endpointsById = new HashMap<>();
-    private VerbsEndpoint[] slots = new VerbsEndpoint[64];
-    private int nextGeneration = 1;
+    private final List<VerbsEndpoint> connections = new ArrayList<>();
+    private final Map<Long, VerbsEndpoint> connectionsByCq = new HashMap<>();
+    private boolean commandsRan;
     private ByteBuffer pollFds;
     private long pollFdsAddress;
     private int pollsSinceCmCheck;
     private boolean cmReady = true;
-    private int peeked;
-    private boolean armed;
     private boolean closed;
 
     VerbsEventLoop(VerbsDevice device, PollerContext poller) {
@@ -75,12 +64,6 @@ final class VerbsEventLoop implements EventLoop {
             channels.add(new Channel(ownChannel, null));
             this.compChannel = device.context().createCompChannel();
             this.compChannelHandle = ((NatObject) compChannel).getObjId();
-            this.cq = device.context().createCQ(compChannel, CQ_SIZE, 0);
-            for (int i = 0; i < completions.length; i++) {
-                completions[i] = new IbvWC();
-            }
-            this.pollCall = cq.poll(completions, POLL_BATCH);
-            this.notifyCall = cq.reqNotification(false);
         } catch (IOException e) {
             throw new RdmaException(Status.INSUFFICIENT_RESOURCES, "creating a verbs event loop failed: " + e, e);
         }
@@ -104,8 +87,29 @@ final class VerbsEventLoop implements EventLoop {
         return poller;
     }
 
-    IbvCQ cq() {
-        return cq;
+    /** A CQ for a new connection, reporting to this loop's completion channel. */
+    CompletionQueue newCompletionQueue(int entries) throws IOException {
+        return new CompletionQueue(device.context(), compChannel, entries);
+    }
+
+    /** Polls {@code connection}'s CQ from now on. */
+    void addConnection(VerbsEndpoint connection, long cqHandle) {
+        connections.add(connection);
+        connectionsByCq.put(cqHandle, connection);
+    }
+
+    void removeConnection(VerbsEndpoint connection, long cqHandle) {
+        connections.remove(connection);
+        connectionsByCq.remove(cqHandle);
+    }
+
+    /** Runs the commands handed over so far, once per poll, before the first event or completion is handled. */
+    int beforeDispatch() {
+        if (commandsRan) {
+            return 0;
+        }
+        commandsRan = true;
+        return poller.runCommands(); // a command issued before this event is handled first
     }
 
     RdmaEventChannel ownChannel() {
@@ -129,32 +133,6 @@ final class VerbsEventLoop implements EventLoop {
         endpointsById.remove(idHandle);
     }
 
-    /** A slot for routing completions; the returned tag goes into the high half of every work-request id. */
-    int allocateSlot(VerbsEndpoint endpoint) {
-        for (int i = 0; i < slots.length; i++) {
-            if (slots[i] == null) {
-                slots[i] = endpoint;
-                return tag(i);
-            }
-        }
-        int index = slots.length;
-        slots = java.util.Arrays.copyOf(slots, slots.length * 2);
-        slots[index] = endpoint;
-        return tag(index);
-    }
-
-    private int tag(int index) {
-        int generation = nextGeneration++ & 0x7FFF;
-        return (generation << 16) | index;
-    }
-
-    void releaseSlot(int tag) {
-        int index = tag & 0xFFFF;
-        if (index < slots.length && slots[index] != null && slots[index].slotTag() == tag) {
-            slots[index] = null;
-        }
-    }
-
     private void rebuildPollSet() {
         int count = channels.size() + 2;
         pollFds = direct(count * 8);
@@ -175,7 +153,7 @@ final class VerbsEventLoop implements EventLoop {
             return 0;
         }
         int work = 0;
-        boolean commandsRan = false;
+        commandsRan = false;
         if (cmReady || ++pollsSinceCmCheck >= CM_CHECK_INTERVAL) {
             pollsSinceCmCheck = 0;
             cmReady = false;
@@ -183,68 +161,21 @@ final class VerbsEventLoop implements EventLoop {
                 Channel channel = channels.get(i);
                 int type;
                 while (!closed && (type = NativeVerbs.getCmEvent(channel.handle, eventInfoAddress, 0)) >= 0) {
-                    if (!commandsRan) {
-                        work += poller.runCommands(); // a command issued before this event is handled first
-                        commandsRan = true;
-                    }
+                    work += beforeDispatch();
                     dispatch(type, channel);
                     work++;
                 }
             }
         }
-        if (!closed) {
-            work += drainCompletions(commandsRan);
-        }
-        return work;
-    }
-
-    private int drainCompletions(boolean commandsRan) {
-        int total = 0;
-        while (true) {
-            int n = peeked;
-            peeked = 0;
-            if (n == 0) {
-                n = pollCq();
-            }
-            if (n == 0) {
-                return total;
-            }
-            if (!commandsRan) {
-                total += poller.runCommands();
-                commandsRan = true;
-            }
-            for (int i = 0; i < n; i++) {
-                route(completions[i]);
-            }
-            total += n;
-            if (n < POLL_BATCH || closed) {
-                return total;
-            }
-        }
-    }
-
-    private int pollCq() {
-        try {
-            return pollCall.execute().getPolls();
-        } catch (IOException e) {
-            poller.recordError("poll completion queue", e);
-            return 0;
-        }
-    }
-
-    private void route(IbvWC completion) {
-        long wrId = completion.getWr_id();
-        int tag = (int) (wrId >>> 32);
-        int index = tag & 0xFFFF;
-        VerbsEndpoint endpoint = index < slots.length ? slots[index] : null;
-        if (endpoint != null && endpoint.slotTag() == tag) {
+        // By index: a connection that closes while draining leaves the list (its successor waits a cycle).
+        for (int i = 0; i < connections.size() && !closed; i++) {
             try {
-                endpoint.onCompletion(completion, (int) wrId);
+                work += connections.get(i).drainCompletions();
             } catch (RuntimeException e) {
                 poller.recordError("verbs completion", e);
             }
         }
-        // else: a flushed request of an endpoint already torn down, which failed it when it closed
+        return work;
     }
 
     private void dispatch(int type, Channel channel) {
@@ -271,17 +202,13 @@ final class VerbsEventLoop implements EventLoop {
         if (closed) {
             return;
         }
-        if (!armed) {
+        for (VerbsEndpoint connection : connections) {
             try {
-                notifyCall.execute();
-                armed = true;
+                if (connection.armCompletions()) {
+                    return; // completions arrived before arming: no event will come for them
+                }
             } catch (IOException e) {
                 poller.recordError("arm completion queue", e);
-                return;
-            }
-            // A completion that arrived before arming raises no event: look once more before sleeping.
-            peeked = pollCq();
-            if (peeked > 0) {
                 return;
             }
         }
@@ -296,14 +223,16 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         if (pollFds.getShort(channels.size() * 8 + 6) != 0) {
-            long fired = NativeVerbs.getCqEvent(compChannelHandle, 0);
-            if (fired > 0) {
-                try {
-                    cq.ackEvents(1);
-                } catch (IOException e) {
-                    poller.recordError("acknowledge completion event", e);
+            long fired;
+            while ((fired = NativeVerbs.getCqEvent(compChannelHandle, 0)) > 0) {
+                VerbsEndpoint connection = connectionsByCq.get(fired);
+                if (connection != null) {
+                    try {
+                        connection.onCompletionEvent();
+                    } catch (IOException e) {
+                        poller.recordError("acknowledge completion event", e);
+                    }
                 }
-                armed = false;
             }
         }
         NativeVerbs.drainWakeup(wakeupFd);
@@ -367,10 +296,9 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         try {
-            cq.destroyCQ(); // every completion event was acknowledged when it was read
-            compChannel.destroyCompChannel();
+            compChannel.destroyCompChannel(); // after every connection destroyed its CQ
         } catch (IOException e) {
-            poller.recordError("destroy completion queue", e);
+            poller.recordError("destroy completion channel", e);
         }
         for (Channel channel : channels) {
             VerbsDevice.destroyQuietly(channel.channel);
