@@ -2,6 +2,7 @@ package dev.rdmafutures.conformance;
 
 import dev.rdmafutures.RdmaRuntime;
 import java.net.InetAddress;
+import java.util.Map;
 
 /**
  * What a provider tells the conformance suite: how to build its runtimes and which local address its device
@@ -13,4 +14,12 @@ public interface ProviderFixture {
 
     /** The address listeners bind and connects target, e.g. loopback for soft, the rxe0/siw0 address for verbs. */
     InetAddress deviceAddress();
+
+    /**
+     * Tests this provider's device cannot pass for a reason outside the provider (a kernel driver's behaviour),
+     * by method name, each with that reason: they are skipped and the reason reported. Empty by default.
+     */
+    default Map<String, String> knownDivergences() {
+        return Map.of();
+    }
 }

@@ -20,12 +20,14 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * DiSNI's own public API, unchanged, on our libdisni: an {@link RdmaActiveEndpointGroup} server and client on rxe0,
  * the client RDMA-reading the server's buffer. This is what a DiSNI user gets from Maven Central plus our jar.
  */
+@Tag("verbs-conformance")
 @InRdmaVm(devices = "rxe")
 class DisniDropInVmTest {
     private static final int SIZE = 4096;

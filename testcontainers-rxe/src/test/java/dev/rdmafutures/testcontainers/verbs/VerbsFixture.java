@@ -7,9 +7,14 @@ import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.time.Duration;
+import java.util.Map;
 
-/** The verbs provider on one VM device (rxe0 or siw0), both bound to the VM's eth0. */
-record VerbsFixture(String device) implements ProviderFixture {
+/** The verbs provider on one VM device (rxe0 or siw0), both bound to the VM's eth0, and what the device does otherwise. */
+record VerbsFixture(String device, Map<String, String> knownDivergences) implements ProviderFixture {
+    VerbsFixture(String device) {
+        this(device, Map.of());
+    }
+
     @Override
     public RdmaRuntime.Builder runtimeBuilder() {
         return RdmaRuntime.builder().provider("verbs").providerOption("verbs.device", device)

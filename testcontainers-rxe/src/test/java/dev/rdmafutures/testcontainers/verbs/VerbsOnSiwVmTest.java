@@ -7,14 +7,32 @@ import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
 import dev.rdmafutures.conformance.AbstractSharedEndpointConformanceTest;
 import dev.rdmafutures.conformance.ProviderFixture;
 import dev.rdmafutures.testcontainers.InRdmaVm;
+import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 
 /** The provider-conformance suite on the verbs provider over siw0, inside one VM boot. */
-@Tag("verbs-conformance") // work in progress: bin/test-vm --verbs runs it, CI does not gate on it yet
+@Tag("verbs-conformance") // bin/test-vm --verbs runs only these
 @InRdmaVm(devices = "siw")
 class VerbsOnSiwVmTest {
-    private static final ProviderFixture FIXTURE = new VerbsFixture("siw0");
+    /**
+     * Where the suite cannot pass on siw, each with the kernel behaviour behind it, traced in siw's sources (built
+     * from Debian 12's 6.1 kernel).
+     */
+    private static final Map<String, String> SIW_DIVERGENCES = Map.of(
+            "aReadWithATokenThePeerRefusesFailsAndTerminates",
+            "siw answers an RDMA Read without checking the region's remote-read right (siw_qp_tx.c checks a Read"
+                    + " Response's memory with no permission bits), so the read succeeds",
+            "aWriteThePeerRefusesLeavesItsMemoryUntouchedAndTerminates",
+            "siw refuses the write and terminates, but does not report the Terminate's cause to the requester:"
+                    + " its later requests are flushed (CANCELED), not ACCESS_VIOLATION",
+            "aRevokedOrForgedTokenNeverExposesAByte",
+            "siw refuses the revoked token and terminates, but the requester's read is flushed (CANCELED): the"
+                    + " Terminate's cause does not reach user space",
+            "readLimitsNegotiateToTheMinimumInBothDirections",
+            "siw's relaxed IRD negotiation (module parameter relaxed_ird_negotiation, on by default) raises the"
+                    + " passive side's inbound limit to the active side's outbound request (8, not 6)");
+    private static final ProviderFixture FIXTURE = new VerbsFixture("siw0", SIW_DIVERGENCES);
 
     @Nested
     class Connection extends AbstractConnectionConformanceTest {

@@ -16,12 +16,14 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Cross-provider interop on the wire: the verbs provider on Linux siw0 (kernel iWARP) against the soft provider
  * (iWARP in user space over TCP), in both roles, with private data and READ, WRITE and SEND both ways.
  */
+@Tag("verbs-conformance")
 @InRdmaVm(devices = "siw")
 class VerbsSoftInteropVmTest {
     private static final int SIZE = 64 * 1024;
