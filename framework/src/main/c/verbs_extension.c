@@ -411,37 +411,29 @@ JNIEXPORT jint EXTENSION(modifyQpState)(JNIEnv *env, jclass type, jlong qp, jint
 
 /* --- Data path --------------------------------------------------------------------------------------------- */
 
-JNIEXPORT jint EXTENSION(postSend)(JNIEnv *env, jclass type, jlong qp, jlong list, jlong out_bad_index) {
-    if (qp == 0 || list == 0) {
-        return -EINVAL;
+/*
+ * ibv_post_send / ibv_post_recv of a list serialized by the caller; on failure the 0-based index of the request
+ * the provider refused goes to out_bad_index (those before it were posted).
+ */
+#define POST_LIST(name, wr_type, post)                                                                      \
+    JNIEXPORT jint EXTENSION(name)(JNIEnv *env, jclass type, jlong qp, jlong list, jlong out_bad_index) { \
+        if (qp == 0 || list == 0) {                                                                       \
+            return -EINVAL;                                                                               \
+        }                                                                                                 \
+        struct wr_type *first = PTR(struct wr_type, list), *bad = NULL;                                   \
+        int error = post(PTR(struct ibv_qp, qp), first, &bad);                                            \
+        if (error != 0 && out_bad_index != 0) {                                                           \
+            uint32_t index = 0;                                                                           \
+            for (struct wr_type *wr = first; wr != NULL && wr != bad; wr = wr->next) {                    \
+                index++;                                                                                  \
+            }                                                                                             \
+            put_u32(PTR(uint8_t, out_bad_index), 0, index);                                               \
+        }                                                                                                 \
+        return -error;                                                                                    \
     }
-    struct ibv_send_wr *first = PTR(struct ibv_send_wr, list), *bad = NULL;
-    int error = ibv_post_send(PTR(struct ibv_qp, qp), first, &bad);
-    if (error != 0 && out_bad_index != 0) {
-        uint32_t index = 0;
-        for (struct ibv_send_wr *wr = first; wr != NULL && wr != bad; wr = wr->next) {
-            index++;
-        }
-        put_u32(PTR(uint8_t, out_bad_index), 0, index);
-    }
-    return -error;
-}
 
-JNIEXPORT jint EXTENSION(postRecv)(JNIEnv *env, jclass type, jlong qp, jlong list, jlong out_bad_index) {
-    if (qp == 0 || list == 0) {
-        return -EINVAL;
-    }
-    struct ibv_recv_wr *first = PTR(struct ibv_recv_wr, list), *bad = NULL;
-    int error = ibv_post_recv(PTR(struct ibv_qp, qp), first, &bad);
-    if (error != 0 && out_bad_index != 0) {
-        uint32_t index = 0;
-        for (struct ibv_recv_wr *wr = first; wr != NULL && wr != bad; wr = wr->next) {
-            index++;
-        }
-        put_u32(PTR(uint8_t, out_bad_index), 0, index);
-    }
-    return -error;
-}
+POST_LIST(postSend, ibv_send_wr, ibv_post_send)
+POST_LIST(postRecv, ibv_recv_wr, ibv_post_recv)
 
 JNIEXPORT jlong EXTENSION(getCqEvent)(JNIEnv *env, jclass type, jlong channel, jint timeout) {
     if (channel == 0) {

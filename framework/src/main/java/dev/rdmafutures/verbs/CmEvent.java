@@ -21,6 +21,7 @@ final class CmEvent {
     static final int ESTABLISHED = 9;
     static final int DISCONNECTED = 10;
     static final int DEVICE_REMOVAL = 11;
+    static final int ADDR_CHANGE = 14;
     static final int TIMEWAIT_EXIT = 15;
     private static final String[] NAMES = {"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
         "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR", "UNREACHABLE", "REJECTED", "ESTABLISHED",

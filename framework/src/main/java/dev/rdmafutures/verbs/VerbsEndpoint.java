@@ -303,9 +303,9 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
                 failEstablishment(new RdmaException(Status.DEVICE_REMOVED, "the RDMA device went away"));
                 closeConnection(DisconnectReason.CONNECTION_RESET);
             }
-            case CmEvent.TIMEWAIT_EXIT -> { }
+            case CmEvent.TIMEWAIT_EXIT, CmEvent.ADDR_CHANGE -> { } // informational: the connection is unaffected
             default -> loop.poller().recordError("verbs CM", new IllegalStateException("unexpected " + event
-                    + " in state " + state));
+                    + " in state " + state)); // multicast events: RC ids never join groups
         }
     }
 
