@@ -157,13 +157,17 @@ final class VerbsEventLoop implements EventLoop {
         if (cmReady || ++pollsSinceCmCheck >= CM_CHECK_INTERVAL) {
             pollsSinceCmCheck = 0;
             cmReady = false;
-            for (int i = 0; i < channels.size() && !closed; i++) {
-                Channel channel = channels.get(i);
-                int type;
-                while (!closed && (type = NativeVerbs.getCmEvent(channel.handle, eventInfoAddress, 0)) >= 0) {
-                    work += beforeDispatch();
-                    dispatch(type, channel);
-                    work++;
+            // Readiness first, without reading: librdmacm acts while it reads an event (it answers a connect
+            // response with the RTU), so a command issued before the event (a cancel) must run before the read.
+            if (NativeVerbs.pollFds(pollFdsAddress, channels.size(), 0) > 0) {
+                work += beforeDispatch();
+                for (int i = 0; i < channels.size() && !closed; i++) {
+                    Channel channel = channels.get(i);
+                    int type;
+                    while (!closed && (type = NativeVerbs.getCmEvent(channel.handle, eventInfoAddress, 0)) >= 0) {
+                        dispatch(type, channel);
+                        work++;
+                    }
                 }
             }
         }
