@@ -50,7 +50,12 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
         Path reports = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "vm-reports-");
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path classpathFile = Files.writeString(reports.resolve("classpath"), classpath);
-        String command = "java -cp \"$(cat " + classpathFile + ")\" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "
+        // No registry in the VM: Testcontainers (RxeContainer) must pull no helper image (Ryuk, start-up checks,
+        // and the gateway probe it runs when it believes itself in a container: the host root the VM mounts may
+        // carry a /.dockerenv).
+        String command = "TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_CHECKS_DISABLE=true"
+                + " TESTCONTAINERS_HOST_OVERRIDE=localhost java -cp \"$(cat " + classpathFile + ")\""
+                + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "
                 + verbsFlags()
                 + "org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary "
                 + "--select-class " + testClass.getName() + " --reports-dir " + reports;
@@ -88,6 +93,20 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
             outcomes.merge(name, outcome, (a, b) -> a.kind().equals("passed") ? b : a);
         }
         return outcomes;
+    }
+
+    @Override
+    public void interceptBeforeAllMethod(Invocation<Void> invocation,
+                                         ReflectiveInvocationContext<Method> invocationContext,
+                                         ExtensionContext context) throws Throwable {
+        proceedOnlyInVm(invocation); // class set-up belongs to the VM too (starting dockerd, say)
+    }
+
+    @Override
+    public void interceptAfterAllMethod(Invocation<Void> invocation,
+                                        ReflectiveInvocationContext<Method> invocationContext,
+                                        ExtensionContext context) throws Throwable {
+        proceedOnlyInVm(invocation);
     }
 
     @Override
