@@ -261,6 +261,32 @@ JNIEXPORT jint EXTENSION(getCmIdInfo)(JNIEnv *env, jclass type, jlong id, jlong 
 
 /* --- Queue pairs ------------------------------------------------------------------------------------------- */
 
+/* The attributes of an RC QP with the given capabilities on send_cq/recv_cq. */
+static void rc_attributes(struct ibv_qp_init_attr *attr, jlong send_cq, jlong recv_cq, jint max_send_wr,
+                          jint max_recv_wr, jint max_send_sge, jint max_recv_sge, jint max_inline) {
+    memset(attr, 0, sizeof *attr);
+    attr->send_cq = PTR(struct ibv_cq, send_cq);
+    attr->recv_cq = PTR(struct ibv_cq, recv_cq);
+    attr->qp_type = IBV_QPT_RC;
+    attr->cap.max_send_wr = (uint32_t) max_send_wr;
+    attr->cap.max_recv_wr = (uint32_t) max_recv_wr;
+    attr->cap.max_send_sge = (uint32_t) max_send_sge;
+    attr->cap.max_recv_sge = (uint32_t) max_recv_sge;
+    attr->cap.max_inline_data = (uint32_t) max_inline;
+}
+
+/* Writes the capabilities the provider granted as 5 x u32 in ibv_qp_cap order, if out_caps is given. */
+static void granted_caps(const struct ibv_qp_cap *cap, jlong out_caps) {
+    if (out_caps != 0) {
+        uint8_t *o = PTR(uint8_t, out_caps);
+        put_u32(o, 0, cap->max_send_wr);
+        put_u32(o, 4, cap->max_recv_wr);
+        put_u32(o, 8, cap->max_send_sge);
+        put_u32(o, 12, cap->max_recv_sge);
+        put_u32(o, 16, cap->max_inline_data);
+    }
+}
+
 JNIEXPORT jlong EXTENSION(createQp)(JNIEnv *env, jclass type, jlong id, jlong pd, jlong send_cq, jlong recv_cq,
                                     jint max_send_wr, jint max_recv_wr, jint max_send_sge, jint max_recv_sge,
                                     jint max_inline, jlong out_caps) {
@@ -268,27 +294,12 @@ JNIEXPORT jlong EXTENSION(createQp)(JNIEnv *env, jclass type, jlong id, jlong pd
         return -EINVAL;
     }
     struct ibv_qp_init_attr attr;
-    memset(&attr, 0, sizeof attr);
-    attr.send_cq = PTR(struct ibv_cq, send_cq);
-    attr.recv_cq = PTR(struct ibv_cq, recv_cq);
-    attr.qp_type = IBV_QPT_RC;
-    attr.cap.max_send_wr = (uint32_t) max_send_wr;
-    attr.cap.max_recv_wr = (uint32_t) max_recv_wr;
-    attr.cap.max_send_sge = (uint32_t) max_send_sge;
-    attr.cap.max_recv_sge = (uint32_t) max_recv_sge;
-    attr.cap.max_inline_data = (uint32_t) max_inline;
+    rc_attributes(&attr, send_cq, recv_cq, max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline);
     struct rdma_cm_id *cm_id = PTR(struct rdma_cm_id, id);
     if (rdma_create_qp(cm_id, PTR(struct ibv_pd, pd), &attr) != 0) {
         return -errno;
     }
-    if (out_caps != 0) {
-        uint8_t *o = PTR(uint8_t, out_caps);
-        put_u32(o, 0, attr.cap.max_send_wr);
-        put_u32(o, 4, attr.cap.max_recv_wr);
-        put_u32(o, 8, attr.cap.max_send_sge);
-        put_u32(o, 12, attr.cap.max_recv_sge);
-        put_u32(o, 16, attr.cap.max_inline_data);
-    }
+    granted_caps(&attr.cap, out_caps);
     return HANDLE(cm_id->qp);
 }
 
@@ -299,27 +310,12 @@ JNIEXPORT jlong EXTENSION(createQpDetached)(JNIEnv *env, jclass type, jlong pd, 
         return -EINVAL;
     }
     struct ibv_qp_init_attr attr;
-    memset(&attr, 0, sizeof attr);
-    attr.send_cq = PTR(struct ibv_cq, send_cq);
-    attr.recv_cq = PTR(struct ibv_cq, recv_cq);
-    attr.qp_type = IBV_QPT_RC;
-    attr.cap.max_send_wr = (uint32_t) max_send_wr;
-    attr.cap.max_recv_wr = (uint32_t) max_recv_wr;
-    attr.cap.max_send_sge = (uint32_t) max_send_sge;
-    attr.cap.max_recv_sge = (uint32_t) max_recv_sge;
-    attr.cap.max_inline_data = (uint32_t) max_inline;
+    rc_attributes(&attr, send_cq, recv_cq, max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline);
     struct ibv_qp *qp = ibv_create_qp(PTR(struct ibv_pd, pd), &attr);
     if (qp == NULL) {
         return -errno;
     }
-    if (out_caps != 0) {
-        uint8_t *o = PTR(uint8_t, out_caps);
-        put_u32(o, 0, attr.cap.max_send_wr);
-        put_u32(o, 4, attr.cap.max_recv_wr);
-        put_u32(o, 8, attr.cap.max_send_sge);
-        put_u32(o, 12, attr.cap.max_recv_sge);
-        put_u32(o, 16, attr.cap.max_inline_data);
-    }
+    granted_caps(&attr.cap, out_caps);
     return HANDLE(qp);
 }
 
