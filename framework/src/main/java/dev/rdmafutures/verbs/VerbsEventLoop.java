@@ -116,10 +116,6 @@ final class VerbsEventLoop implements EventLoop {
         return ownChannel;
     }
 
-    boolean isClosed() {
-        return closed;
-    }
-
     boolean execute(Runnable command) {
         return poller.execute(command);
     }
@@ -127,10 +123,6 @@ final class VerbsEventLoop implements EventLoop {
     /** Routes the id's CM events to {@code endpoint}. */
     void track(long idHandle, VerbsEndpoint endpoint) {
         endpointsById.put(idHandle, endpoint);
-    }
-
-    void untrack(long idHandle) {
-        endpointsById.remove(idHandle);
     }
 
     private void rebuildPollSet() {
@@ -333,7 +325,7 @@ final class VerbsEventLoop implements EventLoop {
 
     /** Destroys an id this loop no longer routes. */
     void forget(RdmaCmId id, long idHandle) {
-        untrack(idHandle);
+        endpointsById.remove(idHandle);
         VerbsDevice.destroyQuietly(id);
     }
 }
