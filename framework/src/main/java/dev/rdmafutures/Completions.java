@@ -21,7 +21,7 @@ final class Completions {
 
     /** Completes {@code f} with {@code value}; runs {@code refused} with the value if {@code f} was already done. */
     <T> void deliver(CompletableFuture<T> f, T value, Consumer<T> refused) {
-        run(() -> {
+        execute(() -> {
             if (!f.complete(value) && refused != null) {
                 refused.accept(value);
             }
@@ -33,21 +33,27 @@ final class Completions {
     }
 
     void fail(CompletableFuture<?> f, Throwable error) {
-        run(() -> f.completeExceptionally(error));
+        execute(() -> f.completeExceptionally(error));
     }
 
     /** Runs a user callback; what it throws is recorded. */
     void callback(String what, Runnable userCode) {
-        run(() -> {
+        execute(() -> {
             try {
                 userCode.run();
             } catch (Throwable t) {
-                errors.record(what, t);
+                record(what, t);
             }
         });
     }
 
-    private void run(Runnable task) {
+    /** Records what a user callback threw. */
+    void record(String what, Throwable error) {
+        errors.record(what, error);
+    }
+
+    /** Runs {@code task} where completions run: at once on the calling (poller) thread, or on the executor. */
+    void execute(Runnable task) {
         if (executor == null) {
             task.run();
             return;

@@ -16,11 +16,13 @@ import java.util.function.Consumer;
  * connection's end to it), becomes usable at {@link #established}.
  */
 final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
+    private static final OperationFlag[] NO_FLAGS = {};
     private final RdmaRuntime runtime;
     private final Completions completions;
     private final PollerContext poller;
     private final Consumer<DisconnectReason> disconnectCallback;
     private final Runnable onEnd;
+    private final CallbackOperation.Pool callbackOperations;
     private final RdmaFuture<DisconnectReason> disconnected = new RdmaFuture<>();
     private final RdmaFuture<Void> disconnectDone = new RdmaFuture<>();
     private volatile ProviderConnection provider;
@@ -35,6 +37,15 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
         this.poller = poller;
         this.disconnectCallback = disconnectCallback;
         this.onEnd = onEnd;
+        this.callbackOperations = new CallbackOperation.Pool(this, poller);
+    }
+
+    ProviderConnection provider() {
+        return provider;
+    }
+
+    Completions completions() {
+        return completions;
     }
 
     void established(ProviderConnection connection, ConnectionData connectionData) {
@@ -95,7 +106,7 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
 
     @Override
     public CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length) {
-        return post(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, new OperationFlag[0]);
+        return post(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS);
     }
 
     @Override
@@ -103,24 +114,83 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
         return new BatchImpl();
     }
 
+    @Override
+    public void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+                     CompletionCallback callback, long context) {
+        read(local, localOffset, remote, remoteOffset, length, callback, context, NO_FLAGS);
+    }
+
+    @Override
+    public void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+                     CompletionCallback callback, long context, OperationFlag... flags) {
+        post(WorkRequest.Kind.READ, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
+                remoteOffset, flags, callback, context);
+    }
+
+    @Override
+    public void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+                      CompletionCallback callback, long context) {
+        write(local, localOffset, remote, remoteOffset, length, callback, context, NO_FLAGS);
+    }
+
+    @Override
+    public void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+                      CompletionCallback callback, long context, OperationFlag... flags) {
+        post(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
+                remoteOffset, flags, callback, context);
+    }
+
+    @Override
+    public void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context) {
+        send(local, offset, length, callback, context, NO_FLAGS);
+    }
+
+    @Override
+    public void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context,
+                     OperationFlag... flags) {
+        post(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags, callback, context);
+    }
+
+    @Override
+    public void receive(MemoryRegion local, int offset, int length, CompletionCallback callback, long context) {
+        post(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS, callback, context);
+    }
+
     private CompletableFuture<Completion> post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
                                                RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
-        Operation op;
-        WorkRequest request;
+        Operation op = new Operation(completions);
         try {
-            op = prepare(kind, local, offset, length, remote, remoteOffset, flags);
-            request = op.request;
+            op.start(prepare(op.request, kind, local, offset, length, remote, remoteOffset, flags));
         } catch (RdmaException e) {
             return RdmaFuture.failed(e);
         }
-        if (!poller.execute(() -> provider.post(request))) {
+        if (!poller.execute(() -> provider.post(op.request))) {
             op.failed(new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed"));
         }
         return op.future;
     }
 
-    private Operation prepare(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
-                              RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
+    private void post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
+                      long remoteOffset, OperationFlag[] flags, CompletionCallback callback, long context) {
+        Objects.requireNonNull(callback, "callback");
+        CallbackOperation op = callbackOperations.acquire();
+        MemoryRegionImpl region;
+        try {
+            region = prepare(op.request, kind, local, offset, length, remote, remoteOffset, flags);
+        } catch (RdmaException e) {
+            callbackOperations.recycle(op);
+            throw e;
+        }
+        op.start(region, callback, context);
+        if (!poller.execute(op)) {
+            op.abandon();
+            throw new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");
+        }
+    }
+
+    /** Validates an operation and fills {@code request} in; returns the local region, not yet acquired. */
+    private MemoryRegionImpl prepare(WorkRequest request, WorkRequest.Kind kind, MemoryRegion local, int offset,
+                                     int length, RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
         boolean placesData = kind == WorkRequest.Kind.READ || kind == WorkRequest.Kind.RECEIVE;
         MemoryRegionImpl region = DataPath.local(runtime, local, offset, length, placesData);
         int flagBits = DataPath.flagBits(flags);
@@ -138,9 +208,8 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
         if (!connected) {
             throw new RdmaException(Status.CONNECTION_INVALID, this + " is not connected");
         }
-        Operation op = new Operation(completions, region);
-        op.request = new WorkRequest(kind, region.provider(), offset, length, remoteAddress, remoteToken, flagBits, op);
-        return op;
+        request.set(kind, region.provider(), offset, length, remoteAddress, remoteToken, flagBits);
+        return region;
     }
 
     /** Operations collected and posted in one poller command, all but the last deferred. */
@@ -153,8 +222,10 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
             if (posted) {
                 throw new RdmaException(Status.INVALID_DEVICE_STATE, "this batch was already posted");
             }
+            Operation op = new Operation(completions);
             try {
-                entries.add(prepare(kind, local, offset, length, remote, remoteOffset, flags));
+                op.start(prepare(op.request, kind, local, offset, length, remote, remoteOffset, flags));
+                entries.add(op);
             } catch (RdmaException e) {
                 entries.add(e);
             }
@@ -194,9 +265,7 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
                 }
             }
             for (int i = 0; i < requests.size() - 1; i++) {
-                WorkRequest r = requests.get(i);
-                requests.set(i, new WorkRequest(r.kind(), r.local(), r.localOffset(), r.length(), r.remoteAddress(),
-                        r.remoteToken(), r.flags() | WorkRequest.DEFER, r.completion()));
+                requests.get(i).addFlags(WorkRequest.DEFER);
             }
             if (!requests.isEmpty() && !poller.execute(() -> requests.forEach(provider::post))) {
                 RdmaException closed = new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");

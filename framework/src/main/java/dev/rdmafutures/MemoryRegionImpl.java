@@ -13,11 +13,13 @@ final class MemoryRegionImpl implements MemoryRegion {
     private final RdmaRuntime owner;
     private final ProviderRegion region;
     private final AtomicInteger inUse = new AtomicInteger();
+    private final RemoteBuffer remote;
     private volatile boolean retiring;
 
     MemoryRegionImpl(RdmaRuntime owner, ProviderRegion region) {
         this.owner = owner;
         this.region = region;
+        this.remote = new RemoteBuffer(region.remoteBase(), region.length(), region.token());
     }
 
     ProviderRegion provider() {
@@ -50,7 +52,7 @@ final class MemoryRegionImpl implements MemoryRegion {
 
     @Override
     public RemoteBuffer remote() {
-        return new RemoteBuffer(region.remoteBase(), region.length(), region.token());
+        return remote;
     }
 
     @Override

@@ -1,20 +1,24 @@
 package dev.rdmafutures;
 
 import dev.rdmafutures.spi.WorkCompletion;
+import dev.rdmafutures.spi.WorkRequest;
 import java.util.OptionalInt;
 
-/** One posted operation: its future, and the region it holds in use until it completes. */
+/** One operation posted through the future API: its future, and the region it holds in use until it completes. */
 final class Operation implements WorkCompletion {
     final RdmaFuture<Completion> future = new RdmaFuture<>();
-    /** Set once, right after construction, before the request is handed to the poller. */
-    dev.rdmafutures.spi.WorkRequest request;
+    final WorkRequest request = new WorkRequest(this);
     private final Completions completions;
-    private final MemoryRegionImpl region;
+    private MemoryRegionImpl region;
 
-    Operation(Completions completions, MemoryRegionImpl region) {
+    Operation(Completions completions) {
         this.completions = completions;
-        this.region = region;
-        region.acquire();
+    }
+
+    /** The request is filled in and validated: hold its region until the outcome. */
+    void start(MemoryRegionImpl local) {
+        this.region = local;
+        local.acquire();
     }
 
     @Override

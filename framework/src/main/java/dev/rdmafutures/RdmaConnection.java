@@ -55,6 +55,40 @@ public interface RdmaConnection extends AutoCloseable {
      */
     CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length);
 
+    /**
+     * RDMA Read reporting to {@code callback} with {@code context} instead of a future: the allocation-free path
+     * ({@link CompletionCallback}). Arguments and outcomes as for the future form, except that an operation refused
+     * before it is posted (bad arguments, not connected, runtime closed) throws that {@link RdmaException} here and
+     * the callback is not called, as NdkRead returns a failure status without completing.
+     */
+    void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+              CompletionCallback callback, long context);
+
+    /**
+     * The callback form of {@link #read} with flags. A varargs call creates its array at the call site: to stay
+     * allocation-free, pass an array created once.
+     */
+    void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+              CompletionCallback callback, long context, OperationFlag... flags);
+
+    /** RDMA Write reporting to {@code callback}; see the callback form of {@link #read} and {@link #write}. */
+    void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+               CompletionCallback callback, long context);
+
+    /** The callback form of {@link #write} with flags; pass an array created once to stay allocation-free. */
+    void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
+               CompletionCallback callback, long context, OperationFlag... flags);
+
+    /** Send reporting to {@code callback}; see the callback form of {@link #read} and {@link #send}. */
+    void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context);
+
+    /** The callback form of {@link #send} with flags; pass an array created once to stay allocation-free. */
+    void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context,
+              OperationFlag... flags);
+
+    /** Posts a receive reporting to {@code callback}; see the callback form of {@link #read} and {@link #receive}. */
+    void receive(MemoryRegion local, int offset, int length, CompletionCallback callback, long context);
+
     /** A batch of operations to post at once. */
     Batch batch();
 

@@ -5,6 +5,7 @@ import dev.rdmafutures.spi.Cancellable;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +29,8 @@ public final class Poller implements PollerContext {
 
     private final String name;
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    /** Commands the owning thread handed itself (posts from completion callbacks): no queue node, no CAS. */
+    private final ArrayDeque<Runnable> ownCommands = new ArrayDeque<>();
     private final Deadlines deadlines = new Deadlines();
     private final DutyCycleErrors errors;
     private final Idler idler;
@@ -88,8 +91,20 @@ public final class Poller implements PollerContext {
         return loop;
     }
 
+    /**
+     * {@inheritDoc} From the owning thread itself (a completion callback posting its next operation, or the
+     * application driving an invoked poller) the command goes to a thread-confined queue and runs in the next
+     * command phase, never re-entering the event loop that is calling back.
+     */
     @Override
     public boolean execute(Runnable command) {
+        if (Thread.currentThread() == owner) {
+            if (!accepting) {
+                return false;
+            }
+            ownCommands.add(command);
+            return true;
+        }
         // The counter brackets the accepting check and the offer, so shutdown can wait out every submitter that
         // saw the poller accepting before it drains the queue a last time: no command is ever stranded.
         submitting.incrementAndGet();
@@ -155,11 +170,16 @@ public final class Poller implements PollerContext {
         return work;
     }
 
+    /** {@inheritDoc} Other threads' commands first, as they were handed over before the owner's own ones. */
     @Override
     public int runCommands() {
         int ran = 0;
         Runnable command;
         while (ran < COMMANDS_PER_CYCLE && (command = commands.poll()) != null) {
+            runGuarded("command", command);
+            ran++;
+        }
+        while (ran < COMMANDS_PER_CYCLE && (command = ownCommands.poll()) != null) {
             runGuarded("command", command);
             ran++;
         }
@@ -181,7 +201,7 @@ public final class Poller implements PollerContext {
         }
         sleeping = true;
         try {
-            if (commands.isEmpty() && running) {
+            if (commands.isEmpty() && ownCommands.isEmpty() && running) {
                 loop.await(wait);
             }
         } catch (Throwable t) {
@@ -203,7 +223,7 @@ public final class Poller implements PollerContext {
         }
         // Commands that raced with the close still run: the closed loop fails their operations cleanly.
         Runnable command;
-        while ((command = commands.poll()) != null) {
+        while ((command = commands.poll()) != null || (command = ownCommands.poll()) != null) {
             runGuarded("command after close", command);
         }
         stopped.countDown();

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
+import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlag;
 import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
@@ -17,7 +19,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -309,6 +313,121 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
         awaitFailure(rx, Status.BUFFER_OVERFLOW);
         assertThat(remote.buffer().get(16)).isZero();
         assertPeerOfAViolation(pair.client());
+    }
+
+    /** Counts a callback's reports per context and keeps the first failure; completes when all arrived. */
+    private static final class Recorder implements CompletionCallback {
+        final ConcurrentHashMap<Long, Integer> reports = new ConcurrentHashMap<>();
+        final List<String> threads = new CopyOnWriteArrayList<>();
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final AtomicInteger remaining;
+        volatile RdmaException error;
+        volatile long failedContext = -1;
+
+        Recorder(int expected) {
+            remaining = new AtomicInteger(expected);
+        }
+
+        private void report(long context) {
+            reports.merge(context, 1, Integer::sum);
+            threads.add(Thread.currentThread().getName());
+            if (remaining.decrementAndGet() == 0) {
+                done.complete(null);
+            }
+        }
+
+        @Override
+        public void completed(long context, int bytes) {
+            report(context);
+        }
+
+        @Override
+        public void failed(long context, RdmaException e) {
+            error = e;
+            failedContext = context;
+            report(context);
+        }
+    }
+
+    @Test
+    void callbacksReportEveryOperationOnceWithItsContextOffTheCallersThread() {
+        Pair pair = connectPair(listen());
+        int size = 4096;
+        int total = 512;
+        int window = 16;
+        MemoryRegion remote = register(server, size * window, ALL);
+        fill(remote, 5);
+        MemoryRegion local = register(client, size * window, ALL);
+        Recorder recorder = new Recorder(total);
+        AtomicInteger issued = new AtomicInteger(window);
+        // Each completion posts the next read into its slot from the callback: the recycling path.
+        CompletionCallback chain = new CompletionCallback() {
+            @Override
+            public void completed(long context, int bytes) {
+                int next = issued.getAndIncrement();
+                if (next < total) {
+                    int slot = next % window;
+                    pair.client().read(local, slot * size, remote.remote(), (long) slot * size, size, this, next);
+                }
+                recorder.completed(context, bytes);
+            }
+
+            @Override
+            public void failed(long context, RdmaException error) {
+                recorder.failed(context, error);
+            }
+        };
+        for (int slot = 0; slot < window; slot++) {
+            pair.client().read(local, slot * size, remote.remote(), (long) slot * size, size, chain, slot);
+        }
+        await(recorder.done);
+        assertThat(recorder.error).isNull();
+        assertThat(recorder.reports).hasSize(total).allSatisfy((context, count) -> assertThat(count).isOne());
+        assertThat(recorder.threads).doesNotContain(Thread.currentThread().getName());
+        assertThat(checksum(local, 0, size * window)).isEqualTo(checksum(remote, 0, size * window));
+        // Write and Send through callbacks too, with flags from a reused array.
+        OperationFlag[] fence = {OperationFlag.READ_FENCE};
+        Recorder more = new Recorder(3);
+        pair.server().receive(remote, 0, size, more, 100);
+        await(pair.server().read(remote, 0, local.remote(), 0, 0)); // the receive is posted
+        pair.client().write(local, 0, remote.remote(), size, size, more, 101, fence);
+        pair.client().send(local, 0, size, more, 102);
+        await(more.done);
+        assertThat(more.error).isNull();
+        assertThat(more.reports).containsOnlyKeys(100L, 101L, 102L);
+    }
+
+    @Test
+    void theCallbackFormRefusesBadArgumentsByThrowingAndNeverCallsBackForThem() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion remote = register(server, 64, ALL);
+        Recorder recorder = new Recorder(1);
+        assertStatus(Status.ACCESS_VIOLATION,
+                () -> pair.client().read(local, 32, remote.remote(), 0, 64, recorder, 1));
+        assertStatus(Status.REMOTE_RESOURCES,
+                () -> pair.client().read(local, 0, remote.remote(), 32, 64, recorder, 2));
+        pair.client().read(local, 0, remote.remote(), 0, 64, recorder, 3);
+        await(recorder.done);
+        assertThat(recorder.reports).containsOnlyKeys(3L);
+        await(pair.client().disconnect());
+        assertStatus(Status.CONNECTION_INVALID,
+                () -> pair.client().read(local, 0, remote.remote(), 0, 8, recorder, 4));
+        assertThat(recorder.reports).containsOnlyKeys(3L);
+    }
+
+    @Test
+    void aCallbackOperationOutstandingAtDisconnectFailsCanceled() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion remote = register(server, 64, ALL);
+        Recorder recorder = new Recorder(1);
+        pair.client().receive(local, 0, 64, recorder, 7);
+        await(pair.client().read(local, 0, remote.remote(), 0, 0)); // the receive is posted
+        await(pair.client().disconnect());
+        await(recorder.done);
+        assertThat(recorder.failedContext).isEqualTo(7);
+        assertThat(recorder.error.status()).isEqualTo(Status.CANCELED);
     }
 
     @Test

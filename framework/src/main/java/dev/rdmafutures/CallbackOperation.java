@@ -1,0 +1,132 @@
+package dev.rdmafutures;
+
+import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.spi.WorkCompletion;
+import dev.rdmafutures.spi.WorkRequest;
+import java.util.ArrayDeque;
+
+/**
+ * One operation posted through the {@link CompletionCallback} API. Reusable: it is its own poller command (post the
+ * request) and its own completion, and once the user's callback has returned it goes back to its connection's
+ * {@link Pool}, so a steady stream of operations allocates nothing.
+ */
+final class CallbackOperation implements WorkCompletion, Runnable {
+    final WorkRequest request = new WorkRequest(this);
+    private final Pool pool;
+    private final Completions completions;
+    private final Runnable deliver = this::deliver;
+    private MemoryRegionImpl region;
+    private CompletionCallback callback;
+    private long context;
+    // The outcome, from the provider's report until the callback ran.
+    private int bytes;
+    private int invalidatedToken;
+    private boolean invalidated;
+    private RdmaException error;
+
+    private CallbackOperation(Pool pool) {
+        this.pool = pool;
+        this.completions = pool.connection.completions();
+    }
+
+    void start(MemoryRegionImpl local, CompletionCallback callback, long context) {
+        this.region = local;
+        this.callback = callback;
+        this.context = context;
+        local.acquire();
+    }
+
+    /** The poller refused the command: undo {@link #start}; the caller reports the failure. */
+    void abandon() {
+        region.release();
+        clear();
+    }
+
+    /** The poller command: hand the request to the provider. */
+    @Override
+    public void run() {
+        pool.connection.provider().post(request);
+    }
+
+    @Override
+    public void completed(int bytes) {
+        finish(bytes, false, 0, null);
+    }
+
+    @Override
+    public void completedWithInvalidate(int bytes, int token) {
+        finish(bytes, true, token, null);
+    }
+
+    @Override
+    public void failed(RdmaException error) {
+        finish(0, false, 0, error);
+    }
+
+    private void finish(int bytes, boolean invalidated, int token, RdmaException error) {
+        region.release();
+        this.bytes = bytes;
+        this.invalidated = invalidated;
+        this.invalidatedToken = token;
+        this.error = error;
+        completions.execute(deliver);
+    }
+
+    /** Calls the user's callback (on the poller, or the completion executor), then returns to the pool. */
+    private void deliver() {
+        CompletionCallback target = callback;
+        long ctx = context;
+        RdmaException failure = error;
+        int moved = bytes;
+        boolean withInvalidate = invalidated;
+        int token = invalidatedToken;
+        clear();
+        try {
+            if (failure != null) {
+                target.failed(ctx, failure);
+            } else if (withInvalidate) {
+                target.completedWithInvalidate(ctx, moved, token);
+            } else {
+                target.completed(ctx, moved);
+            }
+        } catch (Throwable t) {
+            completions.record("completion callback", t);
+        }
+        pool.recycle(this);
+    }
+
+    private void clear() {
+        region = null;
+        callback = null;
+        error = null;
+    }
+
+    /**
+     * The idle operations of one connection, confined to its poller thread: taken there when posting from the
+     * poller (callbacks, application-driven runtimes), put back there after the callback. Any other thread gets a
+     * fresh operation, and one completed on a completion executor is left to the garbage collector, so the pool
+     * needs no synchronization.
+     */
+    static final class Pool {
+        private static final int MAX_IDLE = 4096;
+        private final ConnectionImpl connection;
+        private final PollerContext poller;
+        private final ArrayDeque<CallbackOperation> idle = new ArrayDeque<>();
+
+        Pool(ConnectionImpl connection, PollerContext poller) {
+            this.connection = connection;
+            this.poller = poller;
+        }
+
+        CallbackOperation acquire() {
+            CallbackOperation op = poller.inPollerThread() ? idle.poll() : null;
+            return op != null ? op : new CallbackOperation(this);
+        }
+
+        void recycle(CallbackOperation op) {
+            if (idle.size() < MAX_IDLE && poller.inPollerThread()) {
+                idle.push(op);
+            }
+        }
+    }
+}
