@@ -29,8 +29,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,10 +58,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
     private final SoftEventLoop loop;
     private final SoftDevice device;
     private final SocketChannel channel;
-    private final ArrayDeque<ByteBuffer> outbound = new ArrayDeque<>();
-    private final ByteBuffer[] gather = new ByteBuffer[64];
-    private long enqueuedBytes;
-    private long flushedBytes;
+    private final OutboundQueue outbound = new OutboundQueue();
     private SoftQueuePair queuePair;
     private SelectionKey key;
     private State state;
@@ -515,35 +510,18 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
     }
 
     private void send(ByteBuffer bytes) {
-        enqueue(bytes);
+        outbound.add(bytes);
         flush();
     }
 
-    /** Queues bytes for the socket without writing yet; {@link #flush()} writes. */
-    void enqueue(ByteBuffer bytes) {
-        outbound.add(bytes);
-        enqueuedBytes += bytes.remaining();
-    }
-
-    /** Every byte ever queued. */
-    long enqueuedBytes() {
-        return enqueuedBytes;
-    }
-
-    /** Every byte the socket has taken. */
-    long flushedBytes() {
-        return flushedBytes;
+    /** What is queued for the socket; {@link #flush()} writes it. */
+    OutboundQueue outbound() {
+        return outbound;
     }
 
     /** Drops queued bytes not yet started; a partly written FPDU is kept so the stream stays framed. */
     private void dropUnsent() {
-        ByteBuffer head = outbound.peek();
-        boolean keepHead = head != null && head.position() > 0 && head.hasRemaining();
-        outbound.clear();
-        if (keepHead) {
-            outbound.add(head);
-        }
-        enqueuedBytes = flushedBytes + (keepHead ? head.remaining() : 0);
+        outbound.dropUnsent();
     }
 
     void setReadInterest(boolean on) {
@@ -563,27 +541,10 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
             return;
         }
         try {
-            while (!outbound.isEmpty()) {
-                int n = 0;
-                long offered = 0;
-                for (ByteBuffer b : outbound) {
-                    gather[n++] = b;
-                    offered += b.remaining();
-                    if (n == gather.length) {
-                        break;
-                    }
-                }
-                long written = channel.write(gather, 0, n);
-                Arrays.fill(gather, 0, n, null);
-                flushedBytes += written;
-                while (!outbound.isEmpty() && !outbound.peek().hasRemaining()) {
-                    outbound.poll();
-                }
-                if (written < offered) { // the socket's send buffer is full: continue when it drains
-                    key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
-                    notifyFlushed();
-                    return;
-                }
+            if (!outbound.writeTo(channel)) { // the socket's send buffer is full: continue when it drains
+                key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
+                notifyFlushed();
+                return;
             }
             notifyFlushed();
             if (key.isValid()) {
@@ -620,7 +581,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
 
     private void notifyFlushed() {
         if (queuePair != null) {
-            queuePair.onFlushed(flushedBytes);
+            queuePair.onFlushed(outbound.flushedBytes());
         }
     }
 

@@ -46,19 +46,24 @@ final class SoftQueuePair {
 
     private enum Phase { HEADER, PAYLOAD, TRAILER, AWAIT_RECEIVE, DEAD }
 
-    /** A send-queue request and what is known of its progress. */
+    /** A send-queue request and what is known of its progress; pooled, as the request itself is. */
     private static final class Tracked {
-        final WorkRequest request;
-        long flushMark = -1;
+        WorkRequest request;
+        long flushMark;
         int received;
         boolean done;
 
-        Tracked(WorkRequest request) {
-            this.request = request;
+        Tracked reset(WorkRequest r) {
+            request = r;
+            flushMark = -1;
+            received = 0;
+            done = false;
+            return this;
         }
     }
 
     private final MpaEndpoint endpoint;
+    private final OutboundQueue out;
     private final SocketChannel channel;
     private final RegionTable regions;
     private final FpduFraming framing;
@@ -71,12 +76,16 @@ final class SoftQueuePair {
     private int releasable;
     private final ArrayDeque<Tracked> inFlight = new ArrayDeque<>();
     private final ArrayDeque<Tracked> readsOutstanding = new ArrayDeque<>();
+    private final ArrayDeque<Tracked> idleTracked = new ArrayDeque<>();
     private final List<Tracked> silentDone = new ArrayList<>();
     private int nextSendMsn = 1;
     private int nextReadMsn = 1;
 
     private final ArrayDeque<WorkRequest> receives = new ArrayDeque<>();
-    private final ArrayDeque<Long> responsesInFlight = new ArrayDeque<>();
+    /** Where each Read Response we queued ends in the outbound stream: at most IRD of them, oldest first. */
+    private final long[] responseEnds;
+    private int responsesHead;
+    private int responsesInFlight;
     private int expectedSendMsn = 1;
     private int expectedReadMsn = 1;
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).flip();
@@ -91,6 +100,13 @@ final class SoftQueuePair {
     private boolean last;
     private int payloadRemaining;
     private ByteBuffer target;
+    /** The region the last payload was placed into, and a view of it to reuse. */
+    private SoftRegion targetRegion;
+    private ByteBuffer targetView;
+    /** The region the last inbound STag named: lookups of the same STag skip the device's table. */
+    private SoftRegion lastLookup;
+    /** Where the current segment's RDMAP control fields start in staging. */
+    private int controlIndex;
     private int segmentPayload;
     private int stag;
     private long taggedOffset;
@@ -108,12 +124,14 @@ final class SoftQueuePair {
     SoftQueuePair(MpaEndpoint endpoint, SocketChannel channel, RegionTable regions, FpduFraming framing,
                   int inboundLimit, int outboundLimit, Duration receiveWait) {
         this.endpoint = endpoint;
+        this.out = endpoint.outbound();
         this.channel = channel;
         this.regions = regions;
         this.framing = framing;
         this.inboundLimit = inboundLimit;
         this.outboundLimit = outboundLimit;
         this.receiveWait = receiveWait;
+        this.responseEnds = new long[Math.max(1, inboundLimit)];
     }
 
     /** Takes bytes that arrived before the queue pair existed (right behind the MPA exchange). */
@@ -161,25 +179,25 @@ final class SoftQueuePair {
             }
             pending.poll();
             releasable--;
-            Tracked t = new Tracked(r);
-            inFlight.add(t);
+            Tracked t = idleTracked.isEmpty() ? new Tracked() : idleTracked.poll();
+            inFlight.add(t.reset(r));
             switch (r.kind()) {
                 case READ -> {
-                    ByteBuffer head = header(DdpHeader.UNTAGGED_LENGTH + Rdmap.READ_REQUEST_LENGTH);
+                    ByteBuffer head = header();
                     DdpHeader.putUntagged(head, Rdmap.READ_REQUEST, true, 0, Rdmap.QUEUE_READ_REQUEST,
                             nextReadMsn++, 0);
                     head.putInt(r.local().token()).putLong(r.localOffset()).putInt(r.length())
                             .putInt(r.remoteToken()).putLong(r.remoteAddress());
-                    emit(head.flip(), null);
+                    emit(head.flip(), null, 0, 0);
                     readsOutstanding.add(t);
                 }
                 case WRITE -> {
                     segments(r, true);
-                    t.flushMark = endpoint.enqueuedBytes();
+                    t.flushMark = out.enqueuedBytes();
                 }
                 default -> {
                     segments(r, false);
-                    t.flushMark = endpoint.enqueuedBytes();
+                    t.flushMark = out.enqueuedBytes();
                 }
             }
         }
@@ -194,7 +212,7 @@ final class SoftQueuePair {
         do {
             int n = Math.min(MAX_SEGMENT_PAYLOAD, r.length() - offset);
             boolean lastSegment = offset + n == r.length();
-            ByteBuffer head = header(tagged ? DdpHeader.TAGGED_LENGTH : DdpHeader.UNTAGGED_LENGTH);
+            ByteBuffer head = header();
             if (tagged) {
                 DdpHeader.putTagged(head, Rdmap.RDMA_WRITE, lastSegment, r.remoteToken(), r.remoteAddress() + offset);
             } else {
@@ -202,32 +220,34 @@ final class SoftQueuePair {
                         sendOpcode == Rdmap.SEND_INVALIDATE ? r.remoteToken() : 0, Rdmap.QUEUE_SEND, msnOfMessage,
                         offset);
             }
-            emit(head.flip(), n == 0 ? null : local.view(r.localOffset() + offset, n));
+            emit(head.flip(), local, r.localOffset() + offset, n);
             offset += n;
         } while (offset < r.length());
     }
 
-    private static ByteBuffer header(int ddpAndControl) {
-        ByteBuffer b = ByteBuffer.allocate(FpduFraming.LENGTH_FIELD + ddpAndControl);
-        return b.position(FpduFraming.LENGTH_FIELD);
+    /** A scratch buffer for an FPDU header, positioned after the length field. */
+    private ByteBuffer header() {
+        return out.scratch().position(FpduFraming.LENGTH_FIELD);
     }
 
-    /** Queues one FPDU: header (length field at 0 filled in here), optional payload view, pad and CRC. */
-    private void emit(ByteBuffer head, ByteBuffer payload) {
-        int ulpdu = head.remaining() - FpduFraming.LENGTH_FIELD + (payload == null ? 0 : payload.remaining());
-        head.putShort(0, (short) ulpdu);
-        ByteBuffer trailer = framing.trailer(head, payload);
-        endpoint.enqueue(head);
-        if (payload != null) {
-            endpoint.enqueue(payload);
-        }
-        endpoint.enqueue(trailer);
+    /**
+     * Queues one FPDU: header (length field at 0 filled in here), {@code length} payload bytes of {@code payload}
+     * from {@code offset} as a view, pad and CRC.
+     */
+    private void emit(ByteBuffer head, SoftRegion payload, int offset, int length) {
+        head.putShort(0, (short) (head.remaining() - FpduFraming.LENGTH_FIELD + length));
+        out.addScratch(head);
+        ByteBuffer view = length == 0 ? null : out.addView(payload, offset, length);
+        ByteBuffer trailer = out.scratch();
+        framing.trailer(head, view, trailer);
+        out.addScratch(trailer.flip());
     }
 
     /** The transport took everything up to {@code flushed}: finish writes, sends, and inbound read responses. */
     void onFlushed(long flushed) {
-        while (!responsesInFlight.isEmpty() && responsesInFlight.peek() <= flushed) {
-            responsesInFlight.poll();
+        while (responsesInFlight > 0 && responseEnds[responsesHead] <= flushed) {
+            responsesHead = (responsesHead + 1) % responseEnds.length;
+            responsesInFlight--;
         }
         Tracked head;
         while ((head = inFlight.peek()) != null) {
@@ -248,14 +268,26 @@ final class SoftQueuePair {
             return;
         }
         releaseSilent();
-        t.request.completion().completed(t.request.length());
+        complete(t);
     }
 
     private void releaseSilent() {
-        for (Tracked s : silentDone) {
-            s.request.completion().completed(s.request.length());
+        for (int i = 0; i < silentDone.size(); i++) {
+            complete(silentDone.get(i));
         }
         silentDone.clear();
+    }
+
+    /** Reports success; the request and its tracking are done with. */
+    private void complete(Tracked t) {
+        WorkRequest r = t.request;
+        recycle(t);
+        r.completion().completed(r.length());
+    }
+
+    private void recycle(Tracked t) {
+        t.request = null;
+        idleTracked.push(t);
     }
 
     // --------------------------------------------------------------------------------------------- receive side
@@ -358,22 +390,23 @@ final class SoftQueuePair {
         p = staging.position();
         if (framing.crcEnabled()) {
             crcIn.reset();
-            crcIn.update(staging.slice(p, need));
+            FpduFraming.update(crcIn, staging, p, need);
         }
-        ByteBuffer h = staging.slice(p + FpduFraming.LENGTH_FIELD + 2, ddpHeader - 2 + control);
-        staging.position(p + need);
+        int h = p + FpduFraming.LENGTH_FIELD + 2; // the DDP header after its two control bytes
+        staging.position(p + need); // the fields stay in staging until the next read from the socket
         payloadRemaining = ulpduLength - ddpHeader - control;
         segmentPayload = payloadRemaining;
         if (tagged) {
-            stag = h.getInt();
-            taggedOffset = h.getLong();
+            stag = staging.getInt(h);
+            taggedOffset = staging.getLong(h + 4);
             return beginTagged();
         }
-        invalidateStag = h.getInt();
-        queue = h.getInt();
-        msn = h.getInt();
-        messageOffset = h.getInt();
-        return beginUntagged(h);
+        invalidateStag = staging.getInt(h);
+        queue = staging.getInt(h + 4);
+        msn = staging.getInt(h + 8);
+        messageOffset = staging.getInt(h + 12);
+        controlIndex = h + 16;
+        return beginUntagged(control);
     }
 
     private boolean beginTagged() {
@@ -381,13 +414,13 @@ final class SoftQueuePair {
             if (payloadRemaining == 0) {
                 target = null; // a zero-length write touches nothing and needs no valid STag
             } else {
-                SoftRegion region = regions.lookup(stag);
+                SoftRegion region = lookup(stag);
                 Terminate refusal = check(region, Access.REMOTE_WRITE, taggedOffset, payloadRemaining);
                 if (refusal != null) {
                     return terminate(refusal, String.format("RDMA Write to STag %08x [%d, +%d]", stag,
                             taggedOffset, payloadRemaining));
                 }
-                target = region.view((int) taggedOffset, payloadRemaining);
+                target = placeInto(region, (int) taggedOffset, payloadRemaining);
             }
         } else if (opcode == Rdmap.READ_RESPONSE) {
             Tracked read = readsOutstanding.peek();
@@ -403,7 +436,7 @@ final class SoftQueuePair {
                 return terminate(Terminate.BASE_OR_BOUNDS, "Read Response outside the read's sink buffer");
             }
             target = payloadRemaining == 0 ? null
-                    : ((SoftRegion) r.local()).view((int) taggedOffset, payloadRemaining);
+                    : placeInto((SoftRegion) r.local(), (int) taggedOffset, payloadRemaining);
         } else {
             return terminate(Terminate.UNEXPECTED_OPCODE, "tagged segment with opcode " + opcode);
         }
@@ -411,12 +444,12 @@ final class SoftQueuePair {
         return true;
     }
 
-    private boolean beginUntagged(ByteBuffer control) {
+    private boolean beginUntagged(int controlLength) {
         if (opcode == Rdmap.READ_REQUEST) {
-            return answerReadRequest(control);
+            return answerReadRequest();
         }
         if (opcode == Rdmap.TERMINATE) {
-            Terminate received = Terminate.decode(control);
+            Terminate received = Terminate.decode(staging.slice(controlIndex, controlLength));
             onTerminateReceived(received);
             return false;
         }
@@ -445,7 +478,7 @@ final class SoftQueuePair {
                     + " bytes into a receive of " + rx.length());
         }
         target = payloadRemaining == 0 ? null
-                : ((SoftRegion) rx.local()).view(rx.localOffset() + messageOffset, payloadRemaining);
+                : placeInto((SoftRegion) rx.local(), rx.localOffset() + messageOffset, payloadRemaining);
         phase = Phase.PAYLOAD;
         return true;
     }
@@ -468,26 +501,27 @@ final class SoftQueuePair {
         }
     }
 
-    private boolean answerReadRequest(ByteBuffer control) {
+    private boolean answerReadRequest() {
         if (queue != Rdmap.QUEUE_READ_REQUEST) {
             return terminate(Terminate.INVALID_QUEUE, "Read Request on queue " + queue);
         }
         if (msn != expectedReadMsn) {
             return terminate(Terminate.INVALID_MSN, "Read Request MSN " + msn + ", expected " + expectedReadMsn);
         }
-        if (responsesInFlight.size() >= inboundLimit) {
+        if (responsesInFlight >= inboundLimit) {
             return terminate(Terminate.STREAM_CATASTROPHIC, "peer exceeded our inbound read limit of "
                     + inboundLimit);
         }
-        int sinkStag = control.getInt();
-        long sinkOffset = control.getLong();
-        int size = control.getInt();
-        int sourceStag = control.getInt();
-        long sourceOffset = control.getLong();
+        int c = controlIndex;
+        int sinkStag = staging.getInt(c);
+        long sinkOffset = staging.getLong(c + 4);
+        int size = staging.getInt(c + 12);
+        int sourceStag = staging.getInt(c + 16);
+        long sourceOffset = staging.getLong(c + 20);
         if (size < 0) {
             return terminate(Terminate.BASE_OR_BOUNDS, "Read Request of " + (size & 0xFFFFFFFFL) + " bytes");
         }
-        SoftRegion source = regions.lookup(sourceStag);
+        SoftRegion source = lookup(sourceStag);
         if (size > 0) {
             Terminate refusal = check(source, Access.REMOTE_READ, sourceOffset, size);
             if (refusal != null) {
@@ -510,13 +544,32 @@ final class SoftQueuePair {
         do {
             int n = Math.min(MAX_SEGMENT_PAYLOAD, responseSize - offset);
             boolean lastSegment = offset + n == responseSize;
-            ByteBuffer head = header(DdpHeader.TAGGED_LENGTH);
+            ByteBuffer head = header();
             DdpHeader.putTagged(head, Rdmap.READ_RESPONSE, lastSegment, responseSinkStag, responseSinkOffset + offset);
-            emit(head.flip(), n == 0 ? null : responseSource.view((int) responseSourceOffset + offset, n));
+            emit(head.flip(), responseSource, (int) responseSourceOffset + offset, n);
             offset += n;
         } while (offset < responseSize);
-        responsesInFlight.add(endpoint.enqueuedBytes());
+        responseEnds[(responsesHead + responsesInFlight++) % responseEnds.length] = out.enqueuedBytes();
         responseSource = null;
+    }
+
+    /** The valid region with {@code token}, or null; repeated lookups of one STag skip the device's table. */
+    private SoftRegion lookup(int token) {
+        SoftRegion r = lastLookup;
+        if (r == null || r.token() != token || !r.isValid()) {
+            r = regions.lookup(token);
+            lastLookup = r;
+        }
+        return r;
+    }
+
+    /** A view of {@code length} bytes of {@code region} from {@code offset} to place payload into. */
+    private ByteBuffer placeInto(SoftRegion region, int offset, int length) {
+        if (region != targetRegion) {
+            targetRegion = region;
+            targetView = region.bytes();
+        }
+        return targetView.clear().position(offset).limit(offset + length);
     }
 
     /** Null when {@code region} grants {@code right} over [offset, offset + length), else the Terminate to send. */
@@ -536,14 +589,15 @@ final class SoftQueuePair {
     private boolean readPayload() throws IOException {
         int inStaging = Math.min(staging.remaining(), payloadRemaining);
         if (inStaging > 0) {
-            ByteBuffer bytes = staging.slice(staging.position(), inStaging);
+            int from = staging.position();
             if (framing.crcEnabled()) {
-                crcIn.update(bytes.duplicate());
+                FpduFraming.update(crcIn, staging, from, inStaging);
             }
             if (target != null) {
-                target.put(bytes);
+                target.put(target.position(), staging, from, inStaging);
+                target.position(target.position() + inStaging);
             }
-            staging.position(staging.position() + inStaging);
+            staging.position(from + inStaging);
             payloadRemaining -= inStaging;
         }
         if (payloadRemaining > 0) {
@@ -556,7 +610,7 @@ final class SoftQueuePair {
                 return false;
             }
             if (framing.crcEnabled()) {
-                crcIn.update(target.slice(before, read));
+                FpduFraming.update(crcIn, target, before, read);
             }
             payloadRemaining -= read;
             return true;
@@ -572,7 +626,7 @@ final class SoftQueuePair {
         }
         int p = staging.position();
         if (framing.crcEnabled()) {
-            crcIn.update(staging.slice(p, pad));
+            FpduFraming.update(crcIn, staging, p, pad);
             if (staging.getInt(p + pad) != FpduFraming.wireValue(crcIn)) {
                 return terminate(Terminate.MPA_CRC, "FPDU CRC32c mismatch");
             }
@@ -600,7 +654,7 @@ final class SoftQueuePair {
                 if (read.request.has(WorkRequest.LOCAL_INVALIDATE)) {
                     read.request.local().invalidate();
                 }
-                onFlushed(endpoint.flushedBytes());
+                onFlushed(out.flushedBytes());
                 pump();
             }
         } else if (Rdmap.isSend(opcode) && last) {
@@ -634,7 +688,7 @@ final class SoftQueuePair {
         LOG.warn("terminating connection {} -> {}: {} ({})", endpoint.localAddress(), endpoint.remoteAddress(),
                 reason, detail);
         phase = Phase.DEAD;
-        ByteBuffer head = header(DdpHeader.UNTAGGED_LENGTH + Terminate.LENGTH);
+        ByteBuffer head = ByteBuffer.allocate(OutboundQueue.SCRATCH).position(FpduFraming.LENGTH_FIELD);
         DdpHeader.putUntagged(head, Rdmap.TERMINATE, true, 0, Rdmap.QUEUE_TERMINATE, 1, 0);
         reason.encode(head);
         ByteBuffer fpdu = ByteBuffer.allocate(FpduFraming.fpduLength(head.position() - FpduFraming.LENGTH_FIELD));
@@ -664,13 +718,15 @@ final class SoftQueuePair {
         }
         RdmaException canceled = new RdmaException(Status.CANCELED, "the connection ended");
         RdmaException first = culprit;
-        long flushed = endpoint.flushedBytes();
+        long flushed = out.flushedBytes();
         Tracked t;
         while ((t = inFlight.poll()) != null) {
             if (t.done || (t.flushMark >= 0 && t.flushMark <= flushed)) {
                 deliver(t);
             } else {
-                t.request.completion().failed(first != null ? first : canceled);
+                WorkRequest r = t.request;
+                recycle(t);
+                r.completion().failed(first != null ? first : canceled);
                 first = null;
             }
         }

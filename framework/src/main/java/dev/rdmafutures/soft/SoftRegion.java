@@ -38,11 +38,6 @@ final class SoftRegion implements ProviderRegion {
         return bytes.duplicate();
     }
 
-    /** A view of {@code length} bytes from {@code offset}, for placing or gathering without a copy. */
-    ByteBuffer view(int offset, int length) {
-        return bytes.slice(offset, length);
-    }
-
     @Override
     public int length() {
         return bytes.capacity();

@@ -40,30 +40,43 @@ public final class FpduFraming {
     /** Frames {@code ulpdu} (consumed) into {@code out}, which needs {@link #fpduLength} bytes of room. */
     public void frame(ByteBuffer ulpdu, ByteBuffer out) {
         ByteBuffer head = ByteBuffer.allocate(LENGTH_FIELD).putShort((short) ulpdu.remaining()).flip();
-        ByteBuffer trailer = trailer(head, ulpdu);
-        out.put(head).put(ulpdu).put(trailer);
+        ByteBuffer trailer = ByteBuffer.allocate(CRC_FIELD + 3);
+        trailer(head, ulpdu, trailer);
+        out.put(head).put(ulpdu).put(trailer.flip());
     }
 
     /**
-     * The pad and CRC that end an FPDU whose bytes, length field first, are {@code head} followed by
-     * {@code payload} (either may be empty); neither buffer is moved. This lets a sender gather header, payload
-     * straight from registered memory, and trailer into one write without copying the payload.
+     * Writes the pad and CRC that end an FPDU whose bytes, length field first, are {@code head} followed by
+     * {@code payload} (either may be empty) into {@code into}; neither buffer is moved. This lets a sender gather
+     * header, payload straight from registered memory, and trailer into one write without copying the payload.
      */
-    public ByteBuffer trailer(ByteBuffer head, ByteBuffer payload) {
+    public void trailer(ByteBuffer head, ByteBuffer payload, ByteBuffer into) {
         int ulpduLength = head.remaining() - LENGTH_FIELD + (payload == null ? 0 : payload.remaining());
         int pad = padFor(ulpduLength);
-        ByteBuffer trailer = ByteBuffer.allocate(pad + CRC_FIELD);
+        int start = into.position();
+        for (int i = 0; i < pad; i++) {
+            into.put((byte) 0);
+        }
         int value = 0;
         if (crcEnabled) {
             crc.reset();
-            crc.update(head.duplicate());
+            update(crc, head, head.position(), head.remaining());
             if (payload != null) {
-                crc.update(payload.duplicate());
+                update(crc, payload, payload.position(), payload.remaining());
             }
-            crc.update(trailer.slice(0, pad));
+            update(crc, into, start, pad);
             value = wireValue(crc);
         }
-        return trailer.position(pad).putInt(value).flip();
+        into.putInt(value);
+    }
+
+    /** Adds {@code length} bytes of {@code b} from {@code offset} to {@code crc}, leaving {@code b} as it was. */
+    public static void update(CRC32C crc, ByteBuffer b, int offset, int length) {
+        int position = b.position();
+        int limit = b.limit();
+        b.limit(offset + length).position(offset);
+        crc.update(b);
+        b.limit(limit).position(position);
     }
 
     /** The wire form of a CRC32c register value: least significant byte first, read as a big-endian int. */
@@ -112,7 +125,7 @@ public final class FpduFraming {
      */
     private int wireCrc(ByteBuffer b, int offset, int length) {
         crc.reset();
-        crc.update(b.slice(offset, length));
+        update(crc, b, offset, length);
         return wireValue(crc);
     }
 }

@@ -1,0 +1,163 @@
+package dev.rdmafutures.soft;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.GatheringByteChannel;
+import java.util.ArrayDeque;
+import java.util.IdentityHashMap;
+
+/**
+ * The bytes queued for one socket, written with gathering writes: FPDU headers and trailers in pooled scratch
+ * buffers, payloads as views of registered memory (never copied), MPA messages as they are. Scratch buffers and
+ * views go back to their pools once the socket has taken them, so a steady data path allocates nothing. Confined
+ * to the poller thread.
+ */
+final class OutboundQueue {
+    /** Room for the largest FPDU header (length, DDP tagged or untagged header, Read Request) or trailer. */
+    static final int SCRATCH = 64;
+    private static final int GATHER = 64;
+    private static final int MAX_POOLED_REGIONS = 64;
+    private static final Object SCRATCH_OWNER = new Object();
+
+    private ByteBuffer[] ring = new ByteBuffer[128];
+    /** Per ring slot: SCRATCH_OWNER, the SoftRegion a view belongs to, or null for a buffer we do not pool. */
+    private Object[] owners = new Object[128];
+    private int head;
+    private int size;
+    private final ByteBuffer[] gather = new ByteBuffer[GATHER];
+    private final ArrayDeque<ByteBuffer> scratch = new ArrayDeque<>();
+    private final IdentityHashMap<SoftRegion, ArrayDeque<ByteBuffer>> views = new IdentityHashMap<>();
+    private long enqueuedBytes;
+    private long flushedBytes;
+
+    /** A cleared scratch buffer of {@value #SCRATCH} bytes, to fill and {@link #add}. */
+    ByteBuffer scratch() {
+        ByteBuffer b = scratch.poll();
+        return b != null ? b.clear() : ByteBuffer.allocate(SCRATCH);
+    }
+
+    /** Queues a filled (flipped) {@link #scratch()} buffer. */
+    void addScratch(ByteBuffer filled) {
+        add(filled, SCRATCH_OWNER);
+    }
+
+    /** Queues {@code length} bytes of {@code region} from {@code offset}, without copying them; returns the view. */
+    ByteBuffer addView(SoftRegion region, int offset, int length) {
+        ArrayDeque<ByteBuffer> free = views.get(region);
+        ByteBuffer view = free == null ? null : free.poll();
+        if (view == null) {
+            view = region.bytes();
+        }
+        view.clear().position(offset).limit(offset + length);
+        add(view, region);
+        return view;
+    }
+
+    /** Queues a buffer the caller gives up (handshake messages, Terminates). */
+    void add(ByteBuffer bytes) {
+        add(bytes, null);
+    }
+
+    private void add(ByteBuffer bytes, Object owner) {
+        if (size == ring.length) {
+            grow();
+        }
+        int slot = (head + size) & (ring.length - 1);
+        ring[slot] = bytes;
+        owners[slot] = owner;
+        size++;
+        enqueuedBytes += bytes.remaining();
+    }
+
+    private void grow() {
+        ByteBuffer[] bigger = new ByteBuffer[ring.length * 2];
+        Object[] biggerOwners = new Object[ring.length * 2];
+        for (int i = 0; i < size; i++) {
+            bigger[i] = ring[(head + i) & (ring.length - 1)];
+            biggerOwners[i] = owners[(head + i) & (ring.length - 1)];
+        }
+        ring = bigger;
+        owners = biggerOwners;
+        head = 0;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** Every byte ever queued. */
+    long enqueuedBytes() {
+        return enqueuedBytes;
+    }
+
+    /** Every byte the socket has taken. */
+    long flushedBytes() {
+        return flushedBytes;
+    }
+
+    /**
+     * Writes as much as the socket takes; returns false if it stopped taking bytes before the queue was empty.
+     */
+    boolean writeTo(GatheringByteChannel channel) throws IOException {
+        while (size > 0) {
+            int n = Math.min(size, GATHER);
+            long offered = 0;
+            for (int i = 0; i < n; i++) {
+                ByteBuffer b = ring[(head + i) & (ring.length - 1)];
+                gather[i] = b;
+                offered += b.remaining();
+            }
+            long written = channel.write(gather, 0, n);
+            flushedBytes += written;
+            while (size > 0 && !ring[head].hasRemaining()) {
+                release();
+            }
+            if (written < offered) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Drops queued bytes not yet started; a partly written buffer is kept so the stream stays framed. */
+    void dropUnsent() {
+        boolean keepHead = size > 0 && ring[head].position() > 0 && ring[head].hasRemaining();
+        int keep = keepHead ? 1 : 0;
+        while (size > keep) {
+            int last = (head + size - 1) & (ring.length - 1);
+            ring[last] = null;
+            owners[last] = null;
+            size--;
+        }
+        enqueuedBytes = flushedBytes + (keepHead ? ring[head].remaining() : 0);
+    }
+
+    /** Forgets everything (the socket is gone). */
+    void clear() {
+        while (size > 0) {
+            release();
+        }
+    }
+
+    private void release() {
+        ByteBuffer b = ring[head];
+        Object owner = owners[head];
+        ring[head] = null;
+        owners[head] = null;
+        head = (head + 1) & (ring.length - 1);
+        size--;
+        if (owner == SCRATCH_OWNER) {
+            scratch.push(b);
+        } else if (owner instanceof SoftRegion region) {
+            ArrayDeque<ByteBuffer> free = views.get(region);
+            if (free == null) {
+                if (views.size() >= MAX_POOLED_REGIONS) {
+                    views.clear(); // regions come and go: forget the old ones' views
+                }
+                free = new ArrayDeque<>();
+                views.put(region, free);
+            }
+            free.push(b);
+        }
+    }
+}
