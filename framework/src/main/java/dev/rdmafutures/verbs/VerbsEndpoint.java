@@ -100,8 +100,9 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     private ByteBuffer receiveWr;
     private long receiveWrAddress;
     private int sequence;
-    private final ArrayDeque<InFlight> sendQueue = new ArrayDeque<>();
-    private final ArrayDeque<InFlight> receiveQueue = new ArrayDeque<>();
+    /** Posted requests, oldest first: an RC queue pair completes each queue in order. */
+    private final ArrayDeque<WorkRequest> sendQueue = new ArrayDeque<>();
+    private final ArrayDeque<WorkRequest> receiveQueue = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> waitingSends = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> waitingReceives = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> heldSilent = new ArrayDeque<>();
@@ -608,7 +609,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
             request.completion().failed(postFailure(e));
             return;
         }
-        sendQueue.add(new InFlight(wrId, request));
+        sendQueue.add(request);
     }
 
     private void postReceive(WorkRequest request) {
@@ -627,7 +628,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
                     ? Status.INSUFFICIENT_RESOURCES : Status.INVALID_PARAMETER, "ibv_post_recv failed: errno " + -rc));
             return;
         }
-        receiveQueue.add(new InFlight(wrId, request));
+        receiveQueue.add(request);
     }
 
     private static RdmaException postFailure(IOException e) {
@@ -638,13 +639,11 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
 
     void onCompletion(IbvWC completion, int lowWrId) {
         boolean receive = (lowWrId & RECEIVE_FLAG) != 0;
-        ArrayDeque<InFlight> queue = receive ? receiveQueue : sendQueue;
-        InFlight done = queue.poll();
-        if (done == null) {
+        WorkRequest request = (receive ? receiveQueue : sendQueue).poll();
+        if (request == null) {
             return;
         }
         int status = completion.getStatus();
-        WorkRequest request = done.request;
         if (status == WC_SUCCESS) {
             if (receive) {
                 int bytes = completion.getByte_len();
@@ -712,7 +711,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         return new RdmaException(Status.CANCELED, "the connection to " + remoteAddress + " ended");
     }
 
-    private void refill(ArrayDeque<WorkRequest> waiting, ArrayDeque<InFlight> queue) {
+    private void refill(ArrayDeque<WorkRequest> waiting, ArrayDeque<WorkRequest> queue) {
         while (!waiting.isEmpty() && queue.size() < QUEUE_DEPTH && state == State.ESTABLISHED) {
             WorkRequest next = waiting.poll();
             if (next.kind() == WorkRequest.Kind.RECEIVE) {
@@ -793,20 +792,13 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         releaseSilent();
         failAll(sendQueue, canceled);
         failAll(receiveQueue, canceled);
-        failWaiting(waitingSends, canceled);
-        failWaiting(waitingReceives, canceled);
+        failAll(waitingSends, canceled);
+        failAll(waitingReceives, canceled);
         release();
         connectionEvents.onDisconnected(reason);
     }
 
-    private static void failAll(ArrayDeque<InFlight> queue, RdmaException error) {
-        InFlight next;
-        while ((next = queue.poll()) != null) {
-            next.request.completion().failed(error);
-        }
-    }
-
-    private static void failWaiting(ArrayDeque<WorkRequest> queue, RdmaException error) {
+    private static void failAll(ArrayDeque<WorkRequest> queue, RdmaException error) {
         WorkRequest next;
         while ((next = queue.poll()) != null) {
             next.completion().failed(error);
@@ -863,9 +855,5 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     @Override
     public String toString() {
         return "VerbsEndpoint[" + state + " " + localAddress + " -> " + remoteAddress + "]";
-    }
-
-    /** A posted request and the id its completion carries. */
-    private record InFlight(long wrId, WorkRequest request) {
     }
 }
