@@ -591,6 +591,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         queuePair = new SoftQueuePair(this, channel, device.regions(), framing,
                 connectionData.readLimits().inbound(), connectionData.readLimits().outbound(),
                 device.config().handshakeTimeout());
+        loop.readDirectly(this);
         EstablishEvents events = establishEvents;
         establishEvents = null;
         events.onEstablished(this, connectionData);
@@ -703,6 +704,19 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
             deadline.cancel();
             deadline = null;
         }
+    }
+
+    /**
+     * Reads and handles what the socket has without asking the selector (the loop does this while it has few
+     * connections); returns whether bytes arrived.
+     */
+    boolean readDirectly() {
+        return state == State.ESTABLISHED && queuePair.onReadable();
+    }
+
+    /** Whether bytes wait for the socket to take them (it reports writability through the selector). */
+    boolean awaitsWritable() {
+        return !outbound.isEmpty();
     }
 
     private void closeChannel() {

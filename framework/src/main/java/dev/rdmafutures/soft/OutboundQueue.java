@@ -33,7 +33,7 @@ final class OutboundQueue {
     /** A cleared scratch buffer of {@value #SCRATCH} bytes, to fill and {@link #add}. */
     ByteBuffer scratch() {
         ByteBuffer b = scratch.poll();
-        return b != null ? b.clear() : ByteBuffer.allocate(SCRATCH);
+        return b != null ? b.clear() : ByteBuffer.allocateDirect(SCRATCH); // direct: NIO copies heap buffers
     }
 
     /** Queues a filled (flipped) {@link #scratch()} buffer. */

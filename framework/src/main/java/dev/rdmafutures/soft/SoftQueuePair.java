@@ -93,6 +93,8 @@ final class SoftQueuePair {
     private Cancellable receiveDeadline;
     /** A read this round returned less than it had room for: another read would return 0, so skip it. */
     private boolean socketDrained;
+    /** Every byte read from the socket. */
+    private long bytesIn;
 
     // The segment being parsed.
     private int ulpduLength;
@@ -292,18 +294,22 @@ final class SoftQueuePair {
 
     // --------------------------------------------------------------------------------------------- receive side
 
-    /** Parses and places whatever the socket has. */
-    void onReadable() {
+    /** Parses and places whatever the socket has; returns whether bytes arrived. */
+    boolean onReadable() {
         socketDrained = false;
+        long before = bytesIn;
         try {
             while (phase != Phase.DEAD && phase != Phase.AWAIT_RECEIVE && step()) {
                 // each step consumes a header, payload bytes, or a trailer
             }
         } catch (IOException e) {
             endpoint.onTransportError(e);
-            return;
+            return true;
         }
-        endpoint.flush(); // read responses queued while parsing go out in one burst
+        if (!out.isEmpty()) {
+            endpoint.flush(); // read responses queued while parsing go out in one burst
+        }
+        return bytesIn != before;
     }
 
     private boolean step() throws IOException {
@@ -347,6 +353,7 @@ final class SoftQueuePair {
         int room = into.remaining();
         int read = channel.read(into);
         socketDrained = read < room;
+        bytesIn += Math.max(0, read);
         if (read < 0) {
             phase = Phase.DEAD;
             endpoint.onEndOfStream();
