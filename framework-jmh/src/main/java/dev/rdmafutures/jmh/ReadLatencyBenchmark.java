@@ -1,6 +1,6 @@
 package dev.rdmafutures.jmh;
 
-import dev.rdmafutures.Completion;
+import dev.rdmafutures.IdleStrategy;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -18,9 +18,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * RDMA Read round trip on the soft provider (request out, response placed, future done) against a busy-polling
- * NIO ping-pong that moves the same bytes: a 28-byte request and a {@code size}-byte response. Each side has its
- * own state, so only the one being measured has threads running.
+ * RDMA Read round trip, one outstanding (request out, response placed, completion delivered), through the future
+ * or the callback API, with the client runtime driven by the benchmark thread or by a poller with each idle
+ * strategy; beside it a busy-polling NIO ping-pong moving the same bytes (a 28-byte request, a {@code size}-byte
+ * response). Each side has its own state, so only the one being measured has threads running.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -29,22 +30,25 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
 public class ReadLatencyBenchmark {
 
-    /**
-     * The soft connection. {@code INVOKED}: the benchmark thread drives the client runtime itself and the server
-     * has a busy-spinning poller. {@code SHARED}: both ends on one busy-spinning poller, the caller spinning on the
-     * future. Either way two threads are busy, as in the ping-pong.
-     */
+    /** One connection; the server answers reads on a busy-spinning poller (soft) or in the NIC (verbs). */
     @State(Scope.Thread)
-    public static class Soft {
+    public static class Rdma {
+        @Param({"soft"})
+        public String provider;
         @Param({"8", "4096", "65536"})
         public int size;
-        @Param({"INVOKED", "SHARED"})
-        public String client;
-        SoftPair pair;
+        @Param({"FUTURE", "CALLBACK"})
+        public Api api;
+        @Param({"INVOKED"})
+        public Driver driver;
+        Pair pair;
+        final Waiter waiter = new Waiter();
 
         @Setup(Level.Trial)
         public void setUp() throws Exception {
-            pair = client.equals("INVOKED") ? SoftPair.invokedClient(size, 16) : SoftPair.sharedPoller(size, 16);
+            // verbs answers reads in hardware: its server poller sleeps, as ib_read_lat's server does
+            IdleStrategy serverIdle = provider.equals("soft") ? IdleStrategy.BUSY_SPIN : IdleStrategy.BLOCKING;
+            pair = new Pair(provider, driver, serverIdle, size, 16);
         }
 
         @TearDown(Level.Trial)
@@ -53,38 +57,31 @@ public class ReadLatencyBenchmark {
         }
     }
 
-    /** The NIO baseline: two busy-polling threads. */
+    /** The NIO baseline: two busy-polling threads; the request is an RDMA Read Request's 28 bytes. */
     @State(Scope.Benchmark)
-    public static class Nio {
-        @Param({"8", "4096", "65536"})
-        public int size;
-        SocketBaselines pingPong;
-        final ByteBuffer request = ByteBuffer.allocateDirect(SocketBaselines.REQUEST);
-        ByteBuffer response;
-
-        @Setup(Level.Trial)
-        public void setUp() throws Exception {
-            pingPong = SocketBaselines.pingPong(size);
-            response = ByteBuffer.allocateDirect(size);
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() throws Exception {
-            pingPong.close();
+    public static class Nio extends NioPingPong {
+        @Override
+        int requestSize() {
+            return SocketBaselines.READ_REQUEST;
         }
     }
 
-    /** One soft RDMA Read of {@code size} bytes; join() polls the invoked client runtime. */
     @Benchmark
-    public Completion softRead(Soft s) {
-        var read = s.pair.client.read(s.pair.sink, 0, s.pair.source.remote(), 0, s.size);
-        return s.client.equals("INVOKED") ? read.join() : SoftPair.spin(read);
+    public int read(Rdma s) {
+        Pair p = s.pair;
+        if (s.api == Api.FUTURE) {
+            return p.await(p.client.read(p.clientRegion, 0, p.serverBuffer, 0, s.size)).bytes();
+        }
+        Waiter w = s.waiter;
+        w.arm(1);
+        p.client.read(p.clientRegion, 0, p.serverBuffer, 0, s.size, w, 0);
+        p.await(w);
+        return w.result();
     }
 
     /** Baseline: a busy-polling NIO request/response of the same sizes. */
     @Benchmark
     public ByteBuffer nioPingPong(Nio n) throws Exception {
-        n.pingPong.roundTrip(n.request, n.response);
-        return n.response;
+        return n.roundTrip();
     }
 }

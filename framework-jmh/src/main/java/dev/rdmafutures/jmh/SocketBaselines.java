@@ -10,18 +10,19 @@ import java.nio.channels.SocketChannel;
 
 /**
  * Java socket baselines on loopback, each a pair of non-blocking channels that busy-poll: a request/response
- * ping-pong (a 28-byte request, like an RDMA Read Request, answered with {@code size} bytes), and a bulk stream in
- * which the server writes as fast as the client reads.
+ * ping-pong (for RDMA Read: a 28-byte request, the size of an RDMA Read Request, answered with {@code size} bytes),
+ * and a bulk stream in which the server writes as fast as the client reads.
  */
 final class SocketBaselines implements AutoCloseable {
-    static final int REQUEST = 28;
+    /** The bytes of an RDMA Read Request's RDMAP header (RFC 5040). */
+    static final int READ_REQUEST = 28;
 
     private final ServerSocketChannel listener;
     final SocketChannel client;
     private final Thread server;
     private volatile boolean running = true;
 
-    private SocketBaselines(boolean stream, int size) throws IOException {
+    private SocketBaselines(boolean stream, int requestSize, int size) throws IOException {
         listener = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         client = SocketChannel.open(listener.getLocalAddress());
         SocketChannel accepted = listener.accept();
@@ -29,21 +30,21 @@ final class SocketBaselines implements AutoCloseable {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.configureBlocking(false);
         }
-        server = new Thread(() -> serve(accepted, stream, size), "baseline-server");
+        server = new Thread(() -> serve(accepted, stream, requestSize, size), "baseline-server");
         server.setDaemon(true);
         server.start();
     }
 
-    static SocketBaselines pingPong(int responseSize) throws IOException {
-        return new SocketBaselines(false, responseSize);
+    static SocketBaselines pingPong(int requestSize, int responseSize) throws IOException {
+        return new SocketBaselines(false, requestSize, responseSize);
     }
 
     static SocketBaselines stream(int chunk) throws IOException {
-        return new SocketBaselines(true, chunk);
+        return new SocketBaselines(true, 0, chunk);
     }
 
-    private void serve(SocketChannel ch, boolean stream, int size) {
-        ByteBuffer request = ByteBuffer.allocateDirect(REQUEST);
+    private void serve(SocketChannel ch, boolean stream, int requestSize, int size) {
+        ByteBuffer request = ByteBuffer.allocateDirect(Math.max(1, requestSize));
         ByteBuffer response = ByteBuffer.allocateDirect(size);
         try {
             while (running) {

@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+"""Turns one bin/bench run (OUT/raw) into OUT/results.json, OUT/README.md and the PNG plots.
+
+Every ratio compares two numbers from the same run. Latencies are means in microseconds (JMH's average time,
+perftest's t_avg, sockperf's round trip); throughputs are MiB/s (perftest's MB is 2^20 bytes).
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+MIB = 1 << 20
+
+
+def jmh_rows(path, suite):
+    rows = []
+    for r in json.load(open(path)):
+        bench = r["benchmark"].rsplit(".", 2)
+        cls, method = bench[-2], bench[-1]
+        params = r.get("params", {})
+        m = r["primaryMetric"]
+        alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
+        size = int(params.get("size", 65536))
+        if m["scoreUnit"] == "ops/ms":
+            value, error, metric = m["score"] * 1000 * size / MIB, m["scoreError"] * 1000 * size / MIB, "MiB/s"
+        else:
+            value, error, metric = m["score"], m["scoreError"], "us"
+        system = {"nioPingPong": "java-nio", "nioStream": "java-nio", "tcpConnectRoundTrip": "java-nio"}.get(method)
+        if system is None:
+            system = {"JucxGetBenchmark": "jucx", "DisniReadBenchmark": "disni"}.get(cls, params.get("provider", "?"))
+        rows.append({"suite": suite, "system": system, "benchmark": cls + "." + method, "params": params,
+                     "metric": metric, "value": value, "error": error if error == error else None,
+                     "alloc_bytes_per_op": alloc})
+    return rows
+
+
+def native_rows(raw):
+    rows = []
+    for path in glob.glob(os.path.join(raw, "sockperf-[0-9]*.log")):
+        m = re.search(r"Round trip is ([0-9.]+) usec", open(path).read())
+        size = re.search(r"sockperf-(\d+)\.log", path).group(1)
+        if m:
+            rows.append({"suite": "host", "system": "sockperf", "benchmark": "sockperf ping-pong (TCP, busy poll)",
+                         "params": {"size": size}, "metric": "us", "value": float(m.group(1))})
+    iperf = os.path.join(raw, "iperf3.json")
+    if os.path.exists(iperf):
+        bps = json.load(open(iperf))["end"]["sum_received"]["bits_per_second"]
+        rows.append({"suite": "host", "system": "iperf3", "benchmark": "iperf3 (TCP, one stream)",
+                     "params": {}, "metric": "MiB/s", "value": bps / 8 / MIB})
+    clients = lambda pattern: [p for p in glob.glob(os.path.join(raw, pattern)) if not p.endswith(".server.log")]
+    for path in clients("perftest-lat-*.log"):
+        dev, size = re.search(r"perftest-lat-(\w+)-(\d+)\.log$", path).groups()
+        for line in open(path):
+            f = line.split()
+            if len(f) >= 6 and f[0] == size and f[1].isdigit():
+                rows.append({"suite": dev, "system": "perftest", "benchmark": "ib_read_lat",
+                             "params": {"size": size}, "metric": "us", "value": float(f[5]),
+                             "typical": float(f[4])})
+    for path in clients("perftest-bw-*.log"):
+        dev, window = re.search(r"perftest-bw-(\w+)-(\d+)\.log$", path).groups()
+        for line in open(path):
+            f = line.split()
+            if len(f) >= 4 and f[0] == "65536" and f[1].isdigit():
+                rows.append({"suite": dev, "system": "perftest", "benchmark": "ib_read_bw",
+                             "params": {"size": "65536", "window": window}, "metric": "MiB/s", "value": float(f[3])})
+    return rows
+
+
+def find(rows, suite, system, benchmark, **params):
+    for r in rows:
+        if r["suite"] == suite and r["system"] == system and r["benchmark"].endswith(benchmark) \
+                and all(str(r["params"].get(k)) == str(v) for k, v in params.items()):
+            return r
+    return None
+
+
+def targets(rows):
+    out = []
+
+    def ratio(name, goal, num, den, le):
+        if num and den:
+            value = num["value"] / den["value"]
+            met = value <= goal if le else value >= goal
+            out.append({"target": name, "goal": ("<= " if le else ">= ") + f"{goal:g}x", "ratio": round(value, 3),
+                        "measured": f"{num['value']:.2f} vs {den['value']:.2f} {num['metric']}", "met": met})
+
+    soft = lambda size, api: find(rows, "host", "soft", "ReadLatencyBenchmark.read", size=size, api=api,
+                                  driver="INVOKED")
+    for api in ("FUTURE", "CALLBACK"):
+        ratio(f"soft 8 B READ round trip ({api}) vs sockperf busy-poll TCP ping-pong (32 B)", 1.15,
+              soft(8, api), find(rows, "host", "sockperf", "busy poll)", size=32), True)
+        ratio(f"soft 8 B READ round trip ({api}) vs JUCX GET 8 B over TCP", 1.0, soft(8, api),
+              find(rows, "host", "jucx", "getLatency", size=8), True)
+    soft_bw = find(rows, "host", "soft", "ThroughputBenchmark.rdma", op="READ", size=65536, window=16,
+                   driver="INVOKED")
+    ratio("soft 64 KiB READ throughput (window 16) vs iperf3 one stream", 0.8, soft_bw,
+          find(rows, "host", "iperf3", "one stream)"), False)
+    ratio("soft 64 KiB READ throughput (window 16) vs JUCX GET (window 16)", 1.5, soft_bw,
+          find(rows, "host", "jucx", "getThroughput", size=65536, window=16), False)
+    for dev in sorted({r["suite"] for r in rows if r["suite"] != "host"}):
+        for size in (8, 4096, 65536):
+            for api in ("FUTURE", "CALLBACK"):
+                ratio(f"verbs {dev} {size} B READ latency ({api}) vs ib_read_lat t_avg", 1.10,
+                      find(rows, dev, "verbs", "ReadLatencyBenchmark.read", size=size, api=api),
+                      find(rows, dev, "perftest", "ib_read_lat", size=size), True)
+        ratio(f"verbs {dev} 64 KiB READ throughput (window 16) vs ib_read_bw (16 outstanding)", 0.9,
+              find(rows, dev, "verbs", "ThroughputBenchmark.rdma", op="READ", window=16),
+              find(rows, dev, "perftest", "ib_read_bw", window=16), False)
+    for r in rows:
+        callback = r["params"].get("api") == "CALLBACK" or r["benchmark"] == "ThroughputBenchmark.rdma"
+        if callback and r["system"] in ("soft", "verbs") and r.get("alloc_bytes_per_op") is not None:
+            label = ", ".join(f"{k}={v}" for k, v in sorted(r["params"].items()))
+            out.append({"target": f"callback path allocation, {r['suite']} {r['benchmark']} [{label}]",
+                        "goal": "0 B/op (< 1 with JMH's noise)", "ratio": None,
+                        "measured": f"{r['alloc_bytes_per_op']:.2f} B/op", "met": r["alloc_bytes_per_op"] < 1.0})
+    return out
+
+
+def plot(rows, out_dir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    suites = ["host"] + sorted({r["suite"] for r in rows if r["suite"] != "host"})
+    suites = [s for s in suites if any(r["suite"] == s for r in rows)]
+    series_lat = [("soft", "ReadLatencyBenchmark.read", {"api": "FUTURE", "driver": "INVOKED"}, "soft READ (future)"),
+                  ("soft", "ReadLatencyBenchmark.read", {"api": "CALLBACK", "driver": "INVOKED"},
+                   "soft READ (callback)"),
+                  ("java-nio", "ReadLatencyBenchmark.nioPingPong", {}, "Java NIO ping-pong"),
+                  ("jucx", "getLatency", {}, "JUCX GET (TCP)"),
+                  ("sockperf", "busy poll)", {}, "sockperf ping-pong"),
+                  ("verbs", "ReadLatencyBenchmark.read", {"api": "FUTURE"}, "verbs READ (future)"),
+                  ("verbs", "ReadLatencyBenchmark.read", {"api": "CALLBACK"}, "verbs READ (callback)"),
+                  ("disni", "readLatency", {}, "DiSNI endpoint READ"),
+                  ("perftest", "ib_read_lat", {}, "ib_read_lat")]
+    series_bw = [("soft", "ThroughputBenchmark.rdma", {"op": "READ", "driver": "INVOKED"}, "soft READ"),
+                 ("soft", "ThroughputBenchmark.rdma", {"op": "WRITE", "driver": "INVOKED"}, "soft WRITE"),
+                 ("jucx", "getThroughput", {}, "JUCX GET (TCP)"),
+                 ("verbs", "ThroughputBenchmark.rdma", {"op": "READ"}, "verbs READ"),
+                 ("verbs", "ThroughputBenchmark.rdma", {"op": "WRITE"}, "verbs WRITE"),
+                 ("disni", "readThroughput", {}, "DiSNI endpoint READ"),
+                 ("perftest", "ib_read_bw", {}, "ib_read_bw")]
+    flat_bw = [("iperf3", "one stream)", "iperf3 one stream"), ("java-nio", "nioStream", "Java NIO stream")]
+
+    def select(suite, system, bench, params):
+        return [r for r in rows if r["suite"] == suite and r["system"] == system and r["benchmark"].endswith(bench)
+                and all(str(r["params"].get(k)) == str(v) for k, v in params.items())]
+
+    for name, series, key, xlabel, ylabel, logy in (
+            ("latency.png", series_lat, "size", "bytes", "mean round trip, us", True),
+            ("throughput.png", series_bw, "window", "operations in flight (64 KiB each)", "MiB/s", False)):
+        fig, axes = plt.subplots(1, len(suites), figsize=(6 * len(suites), 4.5), squeeze=False)
+        for ax, suite in zip(axes[0], suites):
+            for system, bench, params, label in series:
+                pts = sorted((int(r["params"].get(key, 0)), r["value"]) for r in select(suite, system, bench, params)
+                             if key in r["params"])
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+            if name == "throughput.png":
+                for system, bench, label in flat_bw:
+                    for r in select(suite, system, bench, {}):
+                        ax.axhline(r["value"], linestyle="--", linewidth=1, label=label, color="gray"
+                                   if system == "java-nio" else "black")
+            ax.set_xscale("log", base=2)
+            if logy:
+                ax.set_yscale("log")
+            ax.set_title(suite if suite != "host" else "host loopback (soft)")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, name), dpi=110)
+        plt.close(fig)
+
+
+def markdown(out_dir, machine, rows, goals):
+    lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see the project README).",
+             "Ratios compare numbers from this one run; the VM's RDMA is emulated (TCG), so only its ratios mean "
+             "anything.", "", "```", machine.strip(), "```", "", "## Targets (issue 6)", "",
+             "| target | goal | ratio | measured | met |", "|---|---|---|---|---|"]
+    for g in goals:
+        lines.append(f"| {g['target']} | {g['goal']} | {'' if g['ratio'] is None else g['ratio']} | "
+                     f"{g['measured']} | {'yes' if g['met'] else '**no**'} |")
+    lines += ["", "![latency](latency.png)", "", "![throughput](throughput.png)", "", "## All results", "",
+              "| suite | system | benchmark | parameters | value | B/op |", "|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["suite"], r["benchmark"], r["system"], json.dumps(r["params"]))):
+        params = ", ".join(f"{k}={v}" for k, v in sorted(r["params"].items()))
+        err = f" ± {r['error']:.2f}" if r.get("error") else ""
+        alloc = "" if r.get("alloc_bytes_per_op") is None else f"{r['alloc_bytes_per_op']:.1f}"
+        lines.append(f"| {r['suite']} | {r['system']} | {r['benchmark']} | {params} | "
+                     f"{r['value']:.2f}{err} {r['metric']} | {alloc} |")
+    open(os.path.join(out_dir, "README.md"), "w").write("\n".join(lines) + "\n")
+
+
+def main(out_dir):
+    raw = os.path.join(out_dir, "raw")
+    rows = []
+    for path in sorted(glob.glob(os.path.join(raw, "*.json"))):
+        if os.path.basename(path) == "iperf3.json":
+            continue
+        m = re.search(r"-((?:rxe|siw)\d+)\.json$", path)
+        rows += jmh_rows(path, m.group(1) if m else "host")
+    rows += native_rows(raw)
+    goals = targets(rows)
+    machine = open(os.path.join(out_dir, "machine.txt")).read()
+    json.dump({"machine": machine, "targets": goals, "results": rows},
+              open(os.path.join(out_dir, "results.json"), "w"), indent=1)
+    plot(rows, out_dir)
+    markdown(out_dir, machine, rows, goals)
+    for g in goals:
+        print(f"{'ok ' if g['met'] else 'GAP'} {g['target']}: {g['measured']}"
+              + ("" if g["ratio"] is None else f" ({g['ratio']}x, goal {g['goal']})"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,13 @@
+package dev.rdmafutures.jmh;
+
+/** How a benchmark's client runtime is driven. */
+public enum Driver {
+    /** {@code pollerThreads(0)}: the benchmark thread drives the client runtime itself (no hand-off). */
+    INVOKED,
+    /** A poller thread that busy-spins. */
+    BUSY_SPIN,
+    /** A poller thread that backs off (spin, yield, park). */
+    BACKOFF,
+    /** A poller thread that sleeps in the kernel when idle. */
+    BLOCKING
+}

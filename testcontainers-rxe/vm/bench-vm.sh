@@ -1,0 +1,47 @@
+#!/bin/bash
+# Runs inside the RDMA VM (bin/bench): on one device, perftest's ib_read_lat/ib_read_bw, then the verbs provider
+# and plain DiSNI endpoint code under JMH, all in this one VM boot. Raw outputs go to OUT (shared read-write).
+# Usage: bench-vm.sh BENCHMARKS_JAR NATIVE_DIR DEVICE quick|full OUT
+# Emulated RDMA is slow (~100 us a READ): the ratios mean something, the absolute numbers do not.
+set -u
+JAR=$1; NATIVE=$2; DEV=$3; MODE=$4; OUT=$5
+ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
+if [ "$MODE" = quick ]; then
+  SIZES="8 4096 65536"; WINDOWS="16"; N=2000; JMH=(-f 1 -wi 2 -w 3 -i 3 -r 2)
+else
+  SIZES="8 64 512 4096 16384 65536"; WINDOWS="1 2 4 8 16 32"; N=5000; JMH=(-f 1 -wi 2 -w 3 -i 4 -r 2)
+fi
+csv() { echo "$*" | tr ' ' ','; }
+# iWARP (siw) connects through rdma_cm only (-R); its listener then shows up as a TCP socket.
+CM=(); case "$DEV" in siw*) CM=(-R);; esac
+status=0
+
+perftest() { # perftest TOOL LOGNAME ARGS...: server and client of one perftest tool on DEV
+  local tool=$1 name=$2 port=$((18515 + RANDOM % 1000)) i; shift 2
+  $tool -d "$DEV" "${CM[@]}" -p "$port" -F "$@" > "$OUT/$name.server.log" 2>&1 &
+  for i in $(seq 1 100); do ss -ltnH "sport = :$port" | grep -q . && break; sleep 0.1; done
+  timeout 300 $tool -d "$DEV" "${CM[@]}" -p "$port" -F "$@" "$ADDR" > "$OUT/$name.log" 2>&1 || status=1
+  wait
+}
+echo "bench-vm: perftest on $DEV"
+for size in $SIZES; do perftest ib_read_lat "perftest-lat-$DEV-$size" -s "$size" -n "$N"; done
+# The window is the send queue depth and the outstanding reads, as the JMH throughput benchmarks keep them.
+for w in $WINDOWS; do perftest ib_read_bw "perftest-bw-$DEV-$w" -s 65536 -n "$N" -t "$w" -o "$w"; done
+
+FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=$NATIVE -Dbench.device=$DEV -Dbench.address=$ADDR"
+jmh() { # jmh NAME ARGS...
+  local name=$1; shift
+  echo "bench-vm: JMH $name on $DEV"
+  java -jar "$JAR" "$@" "${JMH[@]}" -jvmArgsAppend "$FLAGS" -prof gc -rf json -rff "$OUT/$name-$DEV.json" \
+    > "$OUT/$name-$DEV.log" 2>&1 || { tail -30 "$OUT/$name-$DEV.log"; status=1; }
+  # JMH reports a benchmark that failed in its set-up and carries on: a run with a failure failed.
+  if grep -q '<failure>' "$OUT/$name-$DEV.log"; then
+    grep -m1 -A5 '<failure>' "$OUT/$name-$DEV.log"; echo "bench-vm: $name had a failure" >&2; status=1
+  fi
+}
+jmh verbs-read-latency 'ReadLatencyBenchmark.read' -p provider=verbs -p size="$(csv $SIZES)" -p driver=INVOKED
+jmh verbs-throughput 'ThroughputBenchmark.rdma' -p provider=verbs -p size=65536 -p window="$(csv $WINDOWS)" \
+  -p driver=INVOKED
+jmh disni-latency 'DisniReadBenchmark.readLatency' -p size="$(csv $SIZES)"
+jmh disni-throughput 'DisniReadBenchmark.readThroughput' -p size=65536 -p window="$(csv $WINDOWS)"
+exit $status
