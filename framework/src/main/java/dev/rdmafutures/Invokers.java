@@ -1,11 +1,11 @@
 package dev.rdmafutures;
 
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The runtimes each application thread drives itself ({@code pollerThreads(0)}): a thread that waits on a future
- * must run their duty cycles, since no poller thread will complete it.
+ * must run their duty cycles, since no poller thread will complete it. Each thread sees only its own list.
  */
 final class Invokers {
     private static final ThreadLocal<List<RdmaRuntime>> DRIVEN = new ThreadLocal<>();
@@ -17,7 +17,7 @@ final class Invokers {
     static void register(RdmaRuntime runtime) {
         List<RdmaRuntime> driven = DRIVEN.get();
         if (driven == null) {
-            driven = new CopyOnWriteArrayList<>();
+            driven = new ArrayList<>();
             DRIVEN.set(driven);
         }
         if (!driven.contains(runtime)) {
@@ -38,14 +38,18 @@ final class Invokers {
         if (driven == null || driven.isEmpty()) {
             return null;
         }
-        return () -> {
-            int work = 0;
-            for (RdmaRuntime r : driven) {
-                work += r.poll();
-            }
-            if (work == 0) {
-                Thread.onSpinWait();
-            }
-        };
+        return Invokers::driveOnce; // captures nothing: one shared instance
+    }
+
+    private static void driveOnce() {
+        List<RdmaRuntime> driven = DRIVEN.get();
+        int work = 0;
+        // By index, no iterator: this runs in every spin of a wait. A runtime closed meanwhile leaves the list.
+        for (int i = 0; i < driven.size(); i++) {
+            work += driven.get(i).poll();
+        }
+        if (work == 0) {
+            Thread.onSpinWait();
+        }
     }
 }

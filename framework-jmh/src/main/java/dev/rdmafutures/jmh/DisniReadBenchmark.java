@@ -74,7 +74,10 @@ public class DisniReadBenchmark {
         public void setUp() throws Exception {
             group = new RdmaPassiveEndpointGroup<>(1000, 2 * window, 1, 4 * window);
             // DiSNI refuses to set read limits (RdmaConnParam: "Operation currently not supported"): its connections
-            // keep its defaults, which is what a DiSNI user gets.
+            // keep its defaults, which is what a DiSNI user gets. Its retry counts default to 0, so one packet
+            // lost under emulation fails a READ: they get perftest's 7, as our provider has.
+            group.getConnParam().setRetry_count((byte) 7);
+            group.getConnParam().setRnr_retry_count((byte) 7);
             group.init((id, serverSide) -> new Endpoint(group, id, serverSide));
             InetAddress address = InetAddress.getByName(System.getProperty("bench.address", "127.0.0.1"));
             listener = group.createServerEndpoint().bind(new InetSocketAddress(address, 0), 4);
