@@ -9,7 +9,7 @@ ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
 if [ "$MODE" = quick ]; then
   SIZES="8 4096 65536"; WINDOWS="16"; N=2000; JMH=(-f 1 -wi 2 -w 3 -i 3 -r 2)
 else
-  SIZES="8 64 512 4096 16384 65536"; WINDOWS="1 2 4 8 16 32"; N=5000; JMH=(-f 1 -wi 2 -w 3 -i 4 -r 2)
+  SIZES="8 512 4096 65536"; WINDOWS="1 4 16 32"; N=5000; JMH=(-f 1 -wi 2 -w 2 -i 3 -r 2)
 fi
 csv() { echo "$*" | tr ' ' ','; }
 # iWARP (siw) connects through rdma_cm only (-R); its listener then shows up as a TCP socket.
