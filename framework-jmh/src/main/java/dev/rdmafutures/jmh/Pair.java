@@ -76,26 +76,17 @@ final class Pair implements AutoCloseable {
     }
 
     /**
-     * Waits for {@code f} as a latency-bound caller does: {@code join()} drives an invoked client runtime; with a
-     * poller thread, the caller spins.
+     * Waits until {@code waiter}'s operations completed: by driving an invoked client runtime, otherwise parked until
+     * the poller completes them (a spinning caller would make three busy threads on two cores). A future's
+     * {@code join()} does the same by itself.
      */
-    <T> T await(CompletableFuture<T> f) {
-        if (driver != Driver.INVOKED) {
-            while (!f.isDone()) {
-                Thread.onSpinWait();
-            }
-        }
-        return f.join();
-    }
-
-    /** Waits until {@code waiter}'s operations completed: driving an invoked client runtime, otherwise spinning. */
     void await(Waiter waiter) {
+        if (driver != Driver.INVOKED) {
+            waiter.park();
+            return;
+        }
         while (!waiter.isDone()) {
-            if (driver == Driver.INVOKED) {
-                clientRuntime.poll();
-            } else {
-                Thread.onSpinWait();
-            }
+            clientRuntime.poll();
         }
     }
 

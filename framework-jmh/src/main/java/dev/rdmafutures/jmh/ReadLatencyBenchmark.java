@@ -70,7 +70,7 @@ public class ReadLatencyBenchmark {
     public int read(Rdma s) {
         Pair p = s.pair;
         if (s.api == Api.FUTURE) {
-            return p.await(p.client.read(p.clientRegion, 0, p.serverBuffer, 0, s.size)).bytes();
+            return p.client.read(p.clientRegion, 0, p.serverBuffer, 0, s.size).join().bytes();
         }
         Waiter w = s.waiter;
         w.arm(1);

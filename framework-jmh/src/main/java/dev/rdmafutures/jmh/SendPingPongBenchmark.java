@@ -104,7 +104,7 @@ public class SendPingPongBenchmark {
         if (s.api == Api.FUTURE) {
             var reply = p.client.receive(p.clientRegion, 0, s.size);
             p.client.send(p.clientRegion, s.size, s.size);
-            return p.await(reply).bytes();
+            return reply.join().bytes();
         }
         Waiter w = s.waiter;
         w.arm(2);

@@ -2,6 +2,7 @@ package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.RdmaException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A reusable {@link CompletionCallback} for a few operations outstanding at a time: the caller arms it with their
@@ -10,12 +11,22 @@ import dev.rdmafutures.RdmaException;
  */
 final class Waiter implements CompletionCallback {
     private volatile int remaining;
+    private volatile Thread waiting;
     private int bytes;
     private RdmaException error;
 
     void arm(int operations) {
         error = null;
+        waiting = null;
         remaining = operations;
+    }
+
+    /** Parks the calling thread until the operations completed (for a runtime with a poller thread). */
+    void park() {
+        waiting = Thread.currentThread(); // then re-check: a completion that missed it has set remaining already
+        while (remaining != 0) {
+            LockSupport.park(this);
+        }
     }
 
     boolean isDone() {
@@ -35,7 +46,16 @@ final class Waiter implements CompletionCallback {
         if (context == 0) {
             this.bytes = bytes;
         }
-        remaining = remaining - 1; // one writer: the client's poller
+        countDown();
+    }
+
+    private void countDown() {
+        int left = remaining - 1; // one writer: the client's poller
+        remaining = left;
+        Thread parked = waiting;
+        if (left == 0 && parked != null) {
+            LockSupport.unpark(parked);
+        }
     }
 
     @Override
@@ -43,6 +63,6 @@ final class Waiter implements CompletionCallback {
         if (this.error == null) {
             this.error = error;
         }
-        remaining = remaining - 1;
+        countDown();
     }
 }
