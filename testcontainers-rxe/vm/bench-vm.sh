@@ -3,13 +3,14 @@
 # and plain DiSNI endpoint code under JMH, all in this one VM boot. Raw outputs go to OUT (shared read-write).
 # Usage: bench-vm.sh BENCHMARKS_JAR NATIVE_DIR DEVICE quick|full OUT
 # Emulated RDMA is slow (~100 us a READ): the ratios mean something, the absolute numbers do not.
+# Every tool run has a deadline: BENCH_RUN_LIMIT seconds (quick 300, full 900; a run takes 20-160 s here).
 set -u
 JAR=$1; NATIVE=$2; DEV=$3; MODE=$4; OUT=$5
 ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
 if [ "$MODE" = quick ]; then
-  SIZES="8 4096 65536"; WINDOWS="16"; N=2000; JMH=(-f 1 -wi 2 -w 3 -i 3 -r 2)
+  SIZES="8 4096 65536"; WINDOWS="16"; N=2000; JMH=(-f 1 -wi 2 -w 3 -i 3 -r 2); LIMIT=${BENCH_RUN_LIMIT:-300}
 else
-  SIZES="8 512 4096 65536"; WINDOWS="1 4 16 32"; N=5000; JMH=(-f 1 -wi 2 -w 2 -i 3 -r 2)
+  SIZES="8 512 4096 65536"; WINDOWS="1 4 16 32"; N=5000; JMH=(-f 1 -wi 2 -w 2 -i 3 -r 2); LIMIT=${BENCH_RUN_LIMIT:-900}
 fi
 csv() { echo "$*" | tr ' ' ','; }
 # iWARP (siw) connects through rdma_cm only (-R); its listener then shows up as a TCP socket.
@@ -18,9 +19,9 @@ status=0
 
 perftest() { # perftest TOOL LOGNAME ARGS...: server and client of one perftest tool on DEV
   local tool=$1 name=$2 port=$((18515 + RANDOM % 1000)) i; shift 2
-  $tool -d "$DEV" "${CM[@]}" -p "$port" -F "$@" > "$OUT/$name.server.log" 2>&1 &
+  timeout -k 10 "$LIMIT" $tool -d "$DEV" "${CM[@]}" -p "$port" -F "$@" > "$OUT/$name.server.log" 2>&1 &
   for i in $(seq 1 100); do ss -ltnH "sport = :$port" | grep -q . && break; sleep 0.1; done
-  timeout 300 $tool -d "$DEV" "${CM[@]}" -p "$port" -F "$@" "$ADDR" > "$OUT/$name.log" 2>&1 || status=1
+  timeout -k 10 "$LIMIT" $tool -d "$DEV" "${CM[@]}" -p "$port" -F "$@" "$ADDR" > "$OUT/$name.log" 2>&1 || status=1
   wait
 }
 echo "bench-vm: perftest on $DEV"
@@ -30,15 +31,27 @@ for w in $WINDOWS; do perftest ib_read_bw "perftest-bw-$DEV-$w" -s 65536 -n "$N"
 
 FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=$NATIVE -Dbench.device=$DEV -Dbench.address=$ADDR"
 jmh() { # jmh NAME ARGS...
-  local name=$1 attempt; shift
+  local name=$1 attempt rc why; shift
   for attempt in 1 2; do
     echo "bench-vm: JMH $name on $DEV"
-    java -jar "$JAR" "$@" "${JMH[@]}" -jvmArgsAppend "$FLAGS" -prof gc -rf json -rff "$OUT/$name-$DEV.json" \
-      > "$OUT/$name-$DEV.log" 2>&1 && break
-    # Under TCG the JMH runner JVM (no RDMA code in it: the benchmark runs in its fork) has crashed once in
-    # JIT-compiled JDK code; such a run is repeated once, any other failure is not.
-    grep -q 'A fatal error has been detected' "$OUT/$name-$DEV.log" && [ $attempt = 1 ] && continue
-    tail -30 "$OUT/$name-$DEV.log"; status=1; break
+    rc=0
+    timeout -k 10 "$LIMIT" java -jar "$JAR" "$@" "${JMH[@]}" -jvmArgsAppend "$FLAGS" -prof gc -rf json \
+      -rff "$OUT/$name-$DEV.json" > "$OUT/$name-$DEV.log" 2>&1 || rc=$?
+    [ $rc = 0 ] && break
+    # Under TCG, JIT-compiled code has faulted in two ways, in code that is not ours: the JMH runner JVM crashed
+    # (SIGSEGV in String.length), and a benchmark thread jumped into the middle of an instruction, which the guest
+    # kernel reported as an oops and ended that one thread, so the JVM waited for it forever. Such a run (a JVM
+    # crash, or no result by the deadline: timeout kills the runner and its fork) is repeated once; any other
+    # failure is not.
+    why=
+    if [ $rc = 124 ] || [ $rc = 137 ]; then why="no result within ${LIMIT}s"
+    elif grep -q 'A fatal error has been detected' "$OUT/$name-$DEV.log"; then why="the JVM crashed"; fi
+    if [ -n "$why" ] && [ $attempt = 1 ]; then
+      echo "bench-vm: JMH $name on $DEV: $why; repeating it once" >&2
+      dmesg | grep -A2 'Oops' | tail -3 >&2
+      continue
+    fi
+    tail -30 "$OUT/$name-$DEV.log"; echo "bench-vm: JMH $name on $DEV failed${why:+ ($why)}" >&2; status=1; break
   done
   # JMH reports a benchmark that failed in its set-up and carries on: a run with a failure failed.
   if grep -q '<failure>' "$OUT/$name-$DEV.log"; then
