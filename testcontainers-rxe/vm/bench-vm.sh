@@ -37,18 +37,21 @@ jmh() { # jmh NAME ARGS...
     rc=0
     timeout -k 10 "$LIMIT" java -jar "$JAR" "$@" "${JMH[@]}" -jvmArgsAppend "$FLAGS" -prof gc -rf json \
       -rff "$OUT/$name-$DEV.json" > "$OUT/$name-$DEV.log" 2>&1 || rc=$?
-    [ $rc = 0 ] && break
-    # Under TCG, JIT-compiled code has faulted in two ways, in code that is not ours: the JMH runner JVM crashed
-    # (SIGSEGV in String.length), and a benchmark thread jumped into the middle of an instruction, which the guest
-    # kernel reported as an oops and ended that one thread, so the JVM waited for it forever. Such a run (a JVM
+    # Under TCG, JIT-compiled code faults now and then, always where HotSpot patches the entry of a compiled
+    # method while other threads run: a fork or the runner crashes with SIGSEGV (JMH notes a crashed fork, drops
+    # its result and carries on with exit 0), or a thread jumps into the middle of the patched instruction, the
+    # guest kernel reports an oops and ends that one thread, and the JVM waits for it for ever. Such a run (a JVM
     # crash, or no result by the deadline: timeout kills the runner and its fork) is repeated once; any other
     # failure is not.
     why=
     if [ $rc = 124 ] || [ $rc = 137 ]; then why="no result within ${LIMIT}s"
-    elif grep -q 'A fatal error has been detected' "$OUT/$name-$DEV.log"; then why="the JVM crashed"; fi
+    elif grep -q 'A fatal error has been detected' "$OUT/$name-$DEV.log"; then why="a JVM crashed"
+    elif [ $rc = 0 ]; then break; fi
     if [ -n "$why" ] && [ $attempt = 1 ]; then
       echo "bench-vm: JMH $name on $DEV: $why; repeating it once" >&2
+      grep -m1 -A1 'Problematic frame' "$OUT/$name-$DEV.log" >&2
       dmesg | grep -A2 'Oops' | tail -3 >&2
+      mv "$OUT/$name-$DEV.log" "$OUT/$name-$DEV.attempt1.log"
       continue
     fi
     tail -30 "$OUT/$name-$DEV.log"; echo "bench-vm: JMH $name on $DEV failed${why:+ ($why)}" >&2; status=1; break
