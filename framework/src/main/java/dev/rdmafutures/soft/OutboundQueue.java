@@ -13,8 +13,11 @@ import java.util.IdentityHashMap;
  * to the poller thread.
  */
 final class OutboundQueue {
-    /** Room for the largest FPDU header (length, DDP tagged or untagged header, Read Request) or trailer. */
-    static final int SCRATCH = 64;
+    /**
+     * Room for the largest FPDU header (length, DDP untagged header, Read Request: 48 bytes) with an inlined payload
+     * of up to {@link SoftQueuePair#INLINE_PAYLOAD} bytes, pad and CRC; or for a trailer.
+     */
+    static final int SCRATCH = 128;
     private static final int GATHER = 64;
     private static final int MAX_POOLED_REGIONS = 64;
     private static final Object SCRATCH_OWNER = new Object();
@@ -100,6 +103,15 @@ final class OutboundQueue {
      */
     boolean writeTo(GatheringByteChannel channel) throws IOException {
         while (size > 0) {
+            if (size == 1) { // one buffer: a plain write, cheaper than a gathering one in the JDK and the kernel
+                ByteBuffer only = ring[head];
+                flushedBytes += channel.write(only);
+                if (only.hasRemaining()) {
+                    return false;
+                }
+                release();
+                return true;
+            }
             int n = Math.min(size, GATHER);
             long offered = 0;
             for (int i = 0; i < n; i++) {

@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  */
 final class SoftEventLoop implements EventLoop {
     private static final int DIRECT_READ_LIMIT = 8;
-    private static final int SELECT_INTERVAL = 8;
+    private static final int SELECT_INTERVAL = 64;
     private final SoftDevice device;
     private final PollerContext poller;
     private final Selector selector;

@@ -43,6 +43,8 @@ final class SoftQueuePair {
     static final int MAX_SEGMENT_PAYLOAD = 65504;
     private static final int STAGING = 8 * 1024;
     private static final int MAX_CONTROL = 128;
+    /** Payloads up to this size travel inside their FPDU's scratch buffer (see {@link #emit}). */
+    static final int INLINE_PAYLOAD = 64;
 
     private enum Phase { HEADER, PAYLOAD, TRAILER, AWAIT_RECEIVE, DEAD }
 
@@ -190,7 +192,7 @@ final class SoftQueuePair {
                             nextReadMsn++, 0);
                     head.putInt(r.local().token()).putLong(r.localOffset()).putInt(r.length())
                             .putInt(r.remoteToken()).putLong(r.remoteAddress());
-                    emit(head.flip(), null, 0, 0);
+                    emit(head, null, 0, 0);
                     readsOutstanding.add(t);
                 }
                 case WRITE -> {
@@ -222,7 +224,7 @@ final class SoftQueuePair {
                         sendOpcode == Rdmap.SEND_INVALIDATE ? r.remoteToken() : 0, Rdmap.QUEUE_SEND, msnOfMessage,
                         offset);
             }
-            emit(head.flip(), local, r.localOffset() + offset, n);
+            emit(head, local, r.localOffset() + offset, n);
             offset += n;
         } while (offset < r.length());
     }
@@ -234,12 +236,23 @@ final class SoftQueuePair {
 
     /**
      * Queues one FPDU: header (length field at 0 filled in here), {@code length} payload bytes of {@code payload}
-     * from {@code offset} as a view, pad and CRC.
+     * from {@code offset}, pad and CRC. A payload of up to {@value #INLINE_PAYLOAD} bytes is copied behind the header,
+     * so the FPDU is one buffer (a latency-bound round trip then costs one plain write); a larger one is queued as a
+     * view of the registered memory and gathered, never copied.
      */
     private void emit(ByteBuffer head, SoftRegion payload, int offset, int length) {
-        head.putShort(0, (short) (head.remaining() - FpduFraming.LENGTH_FIELD + length));
+        head.putShort(0, (short) (head.position() - FpduFraming.LENGTH_FIELD + length));
+        if (length <= INLINE_PAYLOAD) {
+            if (length > 0) {
+                payload.copyTo(offset, head, length);
+            }
+            framing.finish(head, 0);
+            out.addScratch(head.flip());
+            return;
+        }
+        head.flip();
         out.addScratch(head);
-        ByteBuffer view = length == 0 ? null : out.addView(payload, offset, length);
+        ByteBuffer view = out.addView(payload, offset, length);
         ByteBuffer trailer = out.scratch();
         framing.trailer(head, view, trailer);
         out.addScratch(trailer.flip());
@@ -553,7 +566,7 @@ final class SoftQueuePair {
             boolean lastSegment = offset + n == responseSize;
             ByteBuffer head = header();
             DdpHeader.putTagged(head, Rdmap.READ_RESPONSE, lastSegment, responseSinkStag, responseSinkOffset + offset);
-            emit(head.flip(), responseSource, (int) responseSourceOffset + offset, n);
+            emit(head, responseSource, (int) responseSourceOffset + offset, n);
             offset += n;
         } while (offset < responseSize);
         responseEnds[(responsesHead + responsesInFlight++) % responseEnds.length] = out.enqueuedBytes();

@@ -38,6 +38,12 @@ final class SoftRegion implements ProviderRegion {
         return bytes.duplicate();
     }
 
+    /** Copies {@code length} bytes from {@code offset} to {@code into}'s position, moving neither buffer's mark. */
+    void copyTo(int offset, ByteBuffer into, int length) {
+        int at = into.position();
+        into.put(at, bytes, offset, length).position(at + length);
+    }
+
     @Override
     public int length() {
         return bytes.capacity();

@@ -37,6 +37,34 @@ class FpduFramingTest {
     }
 
     @Test
+    void anFpduFinishedInPlaceEqualsOneWhosePayloadIsGatheredFromRegisteredMemory() {
+        for (boolean crc : new boolean[] {true, false}) {
+            FpduFraming framing = new FpduFraming(crc);
+            for (int payloadLength = 0; payloadLength < 9; payloadLength++) { // every pad, 0 to 3
+                ByteBuffer head = ByteBuffer.allocate(16).putShort((short) (14 + payloadLength));
+                DdpHeader.putTagged(head, 1, true, 0x1234, 0x10);
+                head.flip();
+                ByteBuffer payload = ByteBuffer.allocate(payloadLength);
+                for (int i = 0; i < payloadLength; i++) {
+                    payload.put(i, (byte) (31 * i + 7));
+                }
+                ByteBuffer trailer = ByteBuffer.allocate(7);
+                framing.trailer(head, payload, trailer);
+                ByteBuffer gathered = ByteBuffer.allocate(64).put(head.duplicate()).put(payload.duplicate())
+                        .put(trailer.flip()).flip();
+
+                ByteBuffer inPlace = ByteBuffer.allocate(64).put(10, head.duplicate(), 0, head.remaining())
+                        .position(10 + head.remaining()).put(payload.duplicate());
+                framing.finish(inPlace, 10);
+                inPlace.flip().position(10);
+
+                assertThat(inPlace).as("crc %s, payload %d", crc, payloadLength).isEqualTo(gathered);
+                assertThat(gathered.remaining()).isEqualTo(FpduFraming.fpduLength(14 + payloadLength));
+            }
+        }
+    }
+
+    @Test
     void framesRoundTripAndACorruptedByteIsCaught() throws Exception {
         FpduFraming framing = new FpduFraming(true);
         ByteBuffer wire = ByteBuffer.allocate(64);

@@ -39,10 +39,21 @@ public final class FpduFraming {
 
     /** Frames {@code ulpdu} (consumed) into {@code out}, which needs {@link #fpduLength} bytes of room. */
     public void frame(ByteBuffer ulpdu, ByteBuffer out) {
-        ByteBuffer head = ByteBuffer.allocate(LENGTH_FIELD).putShort((short) ulpdu.remaining()).flip();
-        ByteBuffer trailer = ByteBuffer.allocate(CRC_FIELD + 3);
-        trailer(head, ulpdu, trailer);
-        out.put(head).put(ulpdu).put(trailer.flip());
+        int start = out.position();
+        out.putShort((short) ulpdu.remaining()).put(ulpdu);
+        finish(out, start);
+    }
+
+    /**
+     * Ends, in place, the FPDU whose length field and ULPDU are the bytes of {@code fpdu} from {@code start} to its
+     * position: appends the pad and the CRC there, so a small FPDU leaves in one plain write.
+     */
+    public void finish(ByteBuffer fpdu, int start) {
+        int pad = padFor(fpdu.position() - start - LENGTH_FIELD);
+        for (int i = 0; i < pad; i++) {
+            fpdu.put((byte) 0);
+        }
+        fpdu.putInt(crcEnabled ? wireCrc(fpdu, start, fpdu.position() - start) : 0);
     }
 
     /**
