@@ -6,12 +6,12 @@ import dev.rdmafutures.spi.WorkRequest;
 import java.util.ArrayDeque;
 
 /**
- * One operation posted through the {@link CompletionCallback} API. Reusable: it is its own poller command (post the
- * request) and its own completion, and once the user's callback has returned it goes back to its connection's
- * {@link Pool}, so a steady stream of operations allocates nothing.
+ * One posted operation, its outcome going to a {@link CompletionCallback} (the user's, or an
+ * {@link OperationFuture}). Reusable: it is its own request, its own poller command (post the request) and its own
+ * completion, and once the callback has returned it goes back to its connection's {@link Pool}, so a steady stream
+ * of operations allocates nothing.
  */
-final class CallbackOperation implements WorkCompletion, Runnable {
-    final WorkRequest request = new WorkRequest(this);
+final class CallbackOperation extends WorkRequest implements WorkCompletion, Runnable {
     private final Pool pool;
     private final Completions completions;
     private final Runnable deliver = this::deliver;
@@ -45,7 +45,12 @@ final class CallbackOperation implements WorkCompletion, Runnable {
     /** The poller command: hand the request to the provider. */
     @Override
     public void run() {
-        pool.connection.provider().post(request);
+        pool.connection.provider().post(this);
+    }
+
+    @Override
+    public WorkCompletion completion() {
+        return this;
     }
 
     @Override

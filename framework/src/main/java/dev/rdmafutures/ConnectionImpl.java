@@ -82,6 +82,23 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     }
 
     @Override
+    public CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote,
+                                              long remoteOffset, int length) {
+        return read(local, localOffset, remote, remoteOffset, length, NO_FLAGS);
+    }
+
+    @Override
+    public CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote,
+                                               long remoteOffset, int length) {
+        return write(local, localOffset, remote, remoteOffset, length, NO_FLAGS);
+    }
+
+    @Override
+    public CompletableFuture<Completion> send(MemoryRegion local, int offset, int length) {
+        return send(local, offset, length, NO_FLAGS);
+    }
+
+    @Override
     public CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote,
                                                long remoteOffset, int length, OperationFlag... flags) {
         return post(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
@@ -158,34 +175,42 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
 
     private CompletableFuture<Completion> post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
                                                RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
-        Operation op = new Operation(completions);
+        OperationFuture future = new OperationFuture();
         try {
-            op.start(prepare(op.request, kind, local, offset, length, remote, remoteOffset, flags));
+            post(kind, local, offset, length, remote, remoteOffset, flags, future, 0);
         } catch (RdmaException e) {
-            return RdmaFuture.failed(e);
+            future.completeExceptionally(e);
         }
-        if (!poller.execute(() -> provider.post(op.request))) {
-            op.failed(new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed"));
-        }
-        return op.future;
+        return future;
     }
 
     private void post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
                       long remoteOffset, OperationFlag[] flags, CompletionCallback callback, long context) {
+        CallbackOperation op = started(kind, local, offset, length, remote, remoteOffset, flags, callback, context);
+        if (!poller.execute(op)) {
+            op.abandon();
+            throw new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");
+        }
+    }
+
+    /**
+     * A validated operation whose outcome goes to {@code callback}, holding its local region: pooled when the caller
+     * is the poller thread. Throws, holding nothing, when the operation is invalid.
+     */
+    private CallbackOperation started(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
+                                      RemoteBuffer remote, long remoteOffset, OperationFlag[] flags,
+                                      CompletionCallback callback, long context) {
         Objects.requireNonNull(callback, "callback");
         CallbackOperation op = callbackOperations.acquire();
         MemoryRegionImpl region;
         try {
-            region = prepare(op.request, kind, local, offset, length, remote, remoteOffset, flags);
+            region = prepare(op, kind, local, offset, length, remote, remoteOffset, flags);
         } catch (RdmaException e) {
             callbackOperations.recycle(op);
             throw e;
         }
         op.start(region, callback, context);
-        if (!poller.execute(op)) {
-            op.abandon();
-            throw new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");
-        }
+        return op;
     }
 
     /** Validates an operation and fills {@code request} in; returns the local region, not yet acquired. */
@@ -214,7 +239,8 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
 
     /** Operations collected and posted in one poller command, all but the last deferred. */
     private final class BatchImpl implements Batch {
-        private final List<Object> entries = new ArrayList<>(); // Operation, or the RdmaException that failed it
+        private final List<CompletableFuture<Completion>> futures = new ArrayList<>();
+        private final List<CallbackOperation> operations = new ArrayList<>(); // the valid ones, in order
         private boolean posted;
 
         private Batch add(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
@@ -222,13 +248,13 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
             if (posted) {
                 throw new RdmaException(Status.INVALID_DEVICE_STATE, "this batch was already posted");
             }
-            Operation op = new Operation(completions);
+            OperationFuture future = new OperationFuture();
             try {
-                op.start(prepare(op.request, kind, local, offset, length, remote, remoteOffset, flags));
-                entries.add(op);
+                operations.add(started(kind, local, offset, length, remote, remoteOffset, flags, future, 0));
             } catch (RdmaException e) {
-                entries.add(e);
+                future.completeExceptionally(e);
             }
+            futures.add(future);
             return this;
         }
 
@@ -254,24 +280,14 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
         @Override
         public List<CompletableFuture<Completion>> post() {
             posted = true;
-            List<CompletableFuture<Completion>> futures = new ArrayList<>(entries.size());
-            List<WorkRequest> requests = new ArrayList<>(entries.size());
-            for (Object e : entries) {
-                if (e instanceof Operation op) {
-                    futures.add(op.future);
-                    requests.add(op.request);
-                } else {
-                    futures.add(RdmaFuture.failed((RdmaException) e));
-                }
+            for (int i = 0; i < operations.size() - 1; i++) {
+                operations.get(i).addFlags(WorkRequest.DEFER);
             }
-            for (int i = 0; i < requests.size() - 1; i++) {
-                requests.get(i).addFlags(WorkRequest.DEFER);
-            }
-            if (!requests.isEmpty() && !poller.execute(() -> requests.forEach(provider::post))) {
+            if (!operations.isEmpty() && !poller.execute(() -> operations.forEach(CallbackOperation::run))) {
                 RdmaException closed = new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");
-                requests.forEach(r -> r.completion().failed(closed));
+                operations.forEach(op -> op.failed(closed));
             }
-            return futures;
+            return List.copyOf(futures);
         }
     }
 

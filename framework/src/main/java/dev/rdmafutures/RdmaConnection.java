@@ -32,6 +32,13 @@ public interface RdmaConnection extends AutoCloseable {
                                        int length, OperationFlag... flags);
 
     /**
+     * {@link #read} without flags. A varargs call creates its (empty) array at the call site; this form does not,
+     * so an operation posted from the poller thread allocates only its future and the {@link Completion}.
+     */
+    CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
+                                       int length);
+
+    /**
      * RDMA Write: places {@code length} bytes of {@code local} from {@code localOffset} into the peer's buffer.
      * Completes when the data is handed to the transport (iWARP has no remote acknowledgement); a token the peer
      * refuses terminates the connection. Errors as for {@link #read}.
@@ -39,11 +46,20 @@ public interface RdmaConnection extends AutoCloseable {
     CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
                                         int length, OperationFlag... flags);
 
+    /** {@link #write} without flags, creating no varargs array (see {@link #read(MemoryRegion, int, RemoteBuffer,
+     * long, int)}). */
+    CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
+                                        int length);
+
     /**
      * Send: the peer's oldest posted receive takes the message. Completes when handed to the transport. The
      * provider's policy when the peer has no receive posted is in its documentation.
      */
     CompletableFuture<Completion> send(MemoryRegion local, int offset, int length, OperationFlag... flags);
+
+    /** {@link #send} without flags, creating no varargs array (see {@link #read(MemoryRegion, int, RemoteBuffer,
+     * long, int)}). */
+    CompletableFuture<Completion> send(MemoryRegion local, int offset, int length);
 
     /** Send with Invalidate: as {@link #send}, and the peer's region with {@code remoteToken} is invalidated. */
     CompletableFuture<Completion> sendAndInvalidate(MemoryRegion local, int offset, int length, int remoteToken,

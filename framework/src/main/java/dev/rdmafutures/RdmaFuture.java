@@ -10,7 +10,7 @@ import java.util.concurrent.TimeoutException;
  * The futures RdmaFutures returns, and every stage derived from them: a {@link CompletableFuture} whose blocking
  * calls fail at once on a poller thread instead of deadlocking it (the poller is what would complete them).
  */
-final class RdmaFuture<T> extends CompletableFuture<T> {
+sealed class RdmaFuture<T> extends CompletableFuture<T> permits OperationFuture {
     static <T> RdmaFuture<T> failed(RdmaException error) {
         RdmaFuture<T> f = new RdmaFuture<>();
         f.completeExceptionally(error);

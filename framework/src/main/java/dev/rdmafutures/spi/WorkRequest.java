@@ -6,9 +6,10 @@ package dev.rdmafutures.spi;
  *
  * <p>A request belongs to the provider from {@link ProviderConnection#post} until the provider reports its outcome
  * to {@link #completion()}; the core may reuse the object after that, so a provider keeps no reference to it past
- * that call (NDK's request contexts work the same way). Fields never change while the provider holds it.
+ * that call (NDK's request contexts work the same way). Fields never change while the provider holds it. The core's
+ * operation object is its own request, so posting allocates no request of its own.
  */
-public final class WorkRequest {
+public abstract class WorkRequest {
     /** Operation kinds. */
     public enum Kind {
         /** RDMA Read into local. */
@@ -32,7 +33,6 @@ public final class WorkRequest {
     /** May be held until the next request without this flag. */
     public static final int DEFER = 8;
 
-    private final WorkCompletion completion;
     private Kind kind;
     private ProviderRegion local;
     private int localOffset;
@@ -41,9 +41,8 @@ public final class WorkRequest {
     private int remoteToken;
     private int flags;
 
-    /** A request whose outcome goes to {@code completion}; {@link #set} fills it in before each post. */
-    public WorkRequest(WorkCompletion completion) {
-        this.completion = completion;
+    /** An empty request; {@link #set} fills it in before each post. */
+    protected WorkRequest() {
     }
 
     /**
@@ -112,9 +111,7 @@ public final class WorkRequest {
     }
 
     /** Where the outcome goes: exactly one call, on the poller thread. */
-    public WorkCompletion completion() {
-        return completion;
-    }
+    public abstract WorkCompletion completion();
 
     /** Whether {@code flag} is set. */
     public boolean has(int flag) {
