@@ -50,14 +50,19 @@ def native_rows(raw):
         rows.append({"suite": "host", "system": "iperf3", "benchmark": "iperf3 (TCP, one stream)",
                      "params": {}, "metric": "MiB/s", "value": bps / 8 / MIB})
     clients = lambda pattern: [p for p in glob.glob(os.path.join(raw, pattern)) if not p.endswith(".server.log")]
+    # ib_read_lat ran right before and (.after) right after the verbs latency run of its size: the baseline is the
+    # mean of the two t_avg values, both kept.
+    lat = {}
     for path in clients("perftest-lat-*.log"):
-        dev, size = re.search(r"perftest-lat-(\w+)-(\d+)\.log$", path).groups()
+        dev, size = re.search(r"perftest-lat-(\w+)-(\d+)(?:\.after)?\.log$", path).groups()
         for line in open(path):
             f = line.split()
             if len(f) >= 6 and f[0] == size and f[1].isdigit():
-                rows.append({"suite": dev, "system": "perftest", "benchmark": "ib_read_lat",
-                             "params": {"size": size}, "metric": "us", "value": float(f[5]),
-                             "typical": float(f[4])})
+                lat.setdefault((dev, size), []).append((float(f[5]), float(f[4])))
+    for (dev, size), runs in sorted(lat.items()):
+        rows.append({"suite": dev, "system": "perftest", "benchmark": "ib_read_lat", "params": {"size": size},
+                     "metric": "us", "value": sum(r[0] for r in runs) / len(runs),
+                     "runs_t_avg": [r[0] for r in runs], "typical": sum(r[1] for r in runs) / len(runs)})
     for path in clients("perftest-bw-*.log"):
         dev, window = re.search(r"perftest-bw-(\w+)-(\d+)\.log$", path).groups()
         for line in open(path):
@@ -115,21 +120,29 @@ def targets(rows):
         ratio(f"verbs {dev} 64 KiB READ throughput (window 16) vs ib_read_bw (16 outstanding)", 0.9,
               find(rows, dev, "verbs", "ThroughputBenchmark.rdma", op="READ", window=16),
               find(rows, dev, "perftest", "ib_read_bw", window=16), False)
-    for r in rows:
-        callback = r["params"].get("api") == "CALLBACK" or r["benchmark"] == "ThroughputBenchmark.rdma"
-        # Only posts from the poller thread are allocation-free by design: with a poller thread, the benchmark
-        # thread posts each batch's first window itself (CompletionCallback's documented hand-off cost).
-        on_poller = r["params"].get("driver", "INVOKED") == "INVOKED"
-        if callback and on_poller and r["system"] in ("soft", "verbs") and r.get("alloc_bytes_per_op") is not None:
-            label = ", ".join(f"{k}={v}" for k, v in sorted(r["params"].items()))
-            # The JVM and JMH allocate ~20 KB/s in the background whatever the benchmark does; divided by a slow
-            # (emulated) operation rate it shows as B/op. Per-operation allocation grows with the rate; that does not.
-            rate = r.get("alloc_mb_per_s")  # missing: judged by B/op alone
-            out.append({"target": f"callback path allocation, {r['suite']} {r['benchmark']} [{label}]",
-                        "goal": "0 B/op: < 1 B/op, or < 0.05 MB/s (the harness's background)", "ratio": None,
-                        "measured": f"{r['alloc_bytes_per_op']:.2f} B/op"
-                                    + ("" if rate is None else f", {rate * 1000:.1f} KB/s"),
-                        "met": r["alloc_bytes_per_op"] < 1.0 or (rate is not None and rate < 0.05)})
+    return out
+
+
+def allocation_targets(checks):
+    """Issue 6's allocation targets, judged from AllocationCheck's exact per-thread counts. Any object is at least
+    16 bytes, so under 1 B/op more than the budget means no object per operation beyond it."""
+    out = []
+    for suite, check in sorted(checks.items()):
+        budget = check["futureBudgetBytes"]
+        for api, goal, limit in (("CALLBACK", "0 B/op (< 1 B/op: no object per operation)", 1.0),
+                                 ("FUTURE", f"<= one future and its Completion ({budget:.0f} B here) + < 1 B",
+                                  budget + 1.0)):
+            results = [r for r in check["results"] if r["api"] == api]
+            if not results:
+                continue
+            client = max(r["clientBytesPerOp"] for r in results)
+            server = max(r["serverBytesPerOp"] for r in results)
+            ops = "/".join(dict.fromkeys(r["op"] for r in results))
+            sizes = ",".join(dict.fromkeys(str(r["size"]) for r in results))
+            out.append({"target": f"{api.lower()} path allocation, {suite} {check['provider']} ({ops}, {sizes} B)",
+                        "goal": goal, "ratio": None,
+                        "measured": f"posting thread {client:.3f} B/op, server poller {server:.3f} B/op (largest)",
+                        "met": client < limit and server < 1.0})
     return out
 
 
@@ -190,7 +203,7 @@ def plot(rows, out_dir):
         plt.close(fig)
 
 
-def markdown(out_dir, machine, rows, goals):
+def markdown(out_dir, machine, rows, goals, checks):
     lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see the project README).",
              "Ratios compare numbers from this one run; the VM's RDMA is emulated (TCG), so only its ratios mean "
              "anything.", "", "```", machine.strip(), "```", "", "## Targets (issue 6)", "",
@@ -198,7 +211,18 @@ def markdown(out_dir, machine, rows, goals):
     for g in goals:
         lines.append(f"| {g['target']} | {g['goal']} | {'' if g['ratio'] is None else g['ratio']} | "
                      f"{g['measured']} | {'yes' if g['met'] else '**no**'} |")
-    lines += ["", "![latency](latency.png)", "", "![throughput](throughput.png)", "", "## All results", "",
+    lines += ["", "![latency](latency.png)", "", "![throughput](throughput.png)", "",
+              "## Allocation per operation (AllocationCheck)", "",
+              "Exact bytes allocated in steady state by the thread that posts and completes the operations (an "
+              "application-driven runtime) and by the server's poller thread. The B/op column of the results below "
+              "is JMH's `-prof gc`, which spreads every thread's background allocation over the operations.", "",
+              "| suite | op | api | size | operations | posting thread B/op | server poller B/op |",
+              "|---|---|---|---|---|---|---|"]
+    for suite, check in sorted(checks.items()):
+        for r in check["results"]:
+            lines.append(f"| {suite} | {r['op']} | {r['api']} | {r['size']} | {r['operations']} | "
+                         f"{r['clientBytesPerOp']:.3f} | {r['serverBytesPerOp']:.3f} |")
+    lines += ["", "## All results", "",
               "| suite | system | benchmark | parameters | value | B/op |", "|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["suite"], r["benchmark"], r["system"], json.dumps(r["params"]))):
         params = ", ".join(f"{k}={v}" for k, v in sorted(r["params"].items()))
@@ -212,18 +236,23 @@ def markdown(out_dir, machine, rows, goals):
 def main(out_dir):
     raw = os.path.join(out_dir, "raw")
     rows = []
+    checks = {}
     for path in sorted(glob.glob(os.path.join(raw, "*.json"))):
-        if os.path.basename(path) == "iperf3.json":
+        name = os.path.basename(path)
+        if name == "iperf3.json":
+            continue
+        if name.startswith("alloc-"):
+            checks[name[len("alloc-"):-len(".json")]] = json.load(open(path))
             continue
         m = re.search(r"-((?:rxe|siw)\d+)\.json$", path)
         rows += jmh_rows(path, m.group(1) if m else "host")
     rows += native_rows(raw)
-    goals = targets(rows)
+    goals = targets(rows) + allocation_targets(checks)
     machine = open(os.path.join(out_dir, "machine.txt")).read()
-    json.dump({"machine": machine, "targets": goals, "results": rows},
+    json.dump({"machine": machine, "targets": goals, "results": rows, "allocation": checks},
               open(os.path.join(out_dir, "results.json"), "w"), indent=1)
     plot(rows, out_dir)
-    markdown(out_dir, machine, rows, goals)
+    markdown(out_dir, machine, rows, goals, checks)
     for g in goals:
         print(f"{'ok ' if g['met'] else 'GAP'} {g['target']}: {g['measured']}"
               + ("" if g["ratio"] is None else f" ({g['ratio']}x, goal {g['goal']})"))

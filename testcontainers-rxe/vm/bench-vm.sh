@@ -7,10 +7,14 @@
 set -u
 JAR=$1; NATIVE=$2; DEV=$3; MODE=$4; OUT=$5
 ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
+# Latency runs warm up longer: under TCG, C2 is still compiling the client's path after 6 s, and its threads then
+# take the vCPU from the measured one (-prof comp reports the compile time that fell into measured iterations).
 if [ "$MODE" = quick ]; then
   SIZES="8 4096 65536"; WINDOWS="16"; N=2000; JMH=(-f 1 -wi 2 -w 3 -i 3 -r 2); LIMIT=${BENCH_RUN_LIMIT:-300}
+  LAT_JMH=(-f 1 -wi 4 -w 3 -i 3 -r 2); ALLOC_OPS=1000
 else
   SIZES="8 512 4096 65536"; WINDOWS="1 4 16 32"; N=5000; JMH=(-f 1 -wi 2 -w 2 -i 3 -r 2); LIMIT=${BENCH_RUN_LIMIT:-900}
+  LAT_JMH=(-f 1 -wi 5 -w 3 -i 4 -r 2); ALLOC_OPS=3000
 fi
 csv() { echo "$*" | tr ' ' ','; }
 # iWARP (siw) connects through rdma_cm only (-R); its listener then shows up as a TCP socket.
@@ -24,18 +28,18 @@ perftest() { # perftest TOOL LOGNAME ARGS...: server and client of one perftest 
   timeout -k 10 "$LIMIT" $tool -d "$DEV" "${CM[@]}" -p "$port" -F "$@" "$ADDR" > "$OUT/$name.log" 2>&1 || status=1
   wait
 }
-echo "bench-vm: perftest on $DEV"
-for size in $SIZES; do perftest ib_read_lat "perftest-lat-$DEV-$size" -s "$size" -n "$N"; done
+echo "bench-vm: perftest ib_read_bw on $DEV"
 # The window is the send queue depth and the outstanding reads, as the JMH throughput benchmarks keep them.
 for w in $WINDOWS; do perftest ib_read_bw "perftest-bw-$DEV-$w" -s 65536 -n "$N" -t "$w" -o "$w"; done
 
 FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=$NATIVE -Dbench.device=$DEV -Dbench.address=$ADDR"
-jmh() { # jmh NAME ARGS...
+jmh() { # jmh NAME ARGS...: one JMH run with the iterations in RUN (JMH unless set)
   local name=$1 attempt rc why; shift
+  local run=("${JMH[@]}"); [ -n "${RUN+x}" ] && run=("${RUN[@]}")
   for attempt in 1 2; do
     echo "bench-vm: JMH $name on $DEV"
     rc=0
-    timeout -k 10 "$LIMIT" java -jar "$JAR" "$@" "${JMH[@]}" -jvmArgsAppend "$FLAGS" -prof gc -rf json \
+    timeout -k 10 "$LIMIT" java -jar "$JAR" "$@" "${run[@]}" -jvmArgsAppend "$FLAGS" -prof gc -rf json \
       -rff "$OUT/$name-$DEV.json" > "$OUT/$name-$DEV.log" 2>&1 || rc=$?
     # Under TCG, JIT-compiled code faults now and then, always where HotSpot patches the entry of a compiled
     # method while other threads run: a fork or the runner crashes with SIGSEGV (JMH notes a crashed fork, drops
@@ -61,9 +65,22 @@ jmh() { # jmh NAME ARGS...
     grep -m1 -A5 '<failure>' "$OUT/$name-$DEV.log"; echo "bench-vm: $name had a failure" >&2; status=1
   fi
 }
-jmh verbs-read-latency 'ReadLatencyBenchmark.read' -p provider=verbs -p size="$(csv $SIZES)" -p driver=INVOKED
+# ib_read_lat runs right before and right after the verbs latency run of the same size: under emulation the tool
+# alone moves by up to 30% within one boot, so a ratio's baseline is the mean of the two runs around it.
+for size in $SIZES; do
+  perftest ib_read_lat "perftest-lat-$DEV-$size" -s "$size" -n "$N"
+  RUN=("${LAT_JMH[@]}")
+  jmh "verbs-read-latency-$size" 'ReadLatencyBenchmark.read' -p provider=verbs -p size="$size" -p driver=INVOKED \
+    -prof comp
+  unset RUN
+  perftest ib_read_lat "perftest-lat-$DEV-$size.after" -s "$size" -n "$N"
+done
 jmh verbs-throughput 'ThroughputBenchmark.rdma' -p provider=verbs -p size=65536 -p window="$(csv $WINDOWS)" \
   -p driver=INVOKED
 jmh disni-latency 'DisniReadBenchmark.readLatency' -p size="$(csv $SIZES)"
 jmh disni-throughput 'DisniReadBenchmark.readThroughput' -p size=65536 -p window="$(csv $WINDOWS)"
+echo "bench-vm: allocation per operation on $DEV"
+timeout -k 10 "$LIMIT" java $FLAGS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" \
+  dev.rdmafutures.jmh.AllocationCheck verbs 8,4096 "$ALLOC_OPS" "$ALLOC_OPS" "$OUT/alloc-$DEV.json" \
+  > "$OUT/alloc-$DEV.log" 2>&1 || { tail -20 "$OUT/alloc-$DEV.log"; echo "bench-vm: allocation check failed" >&2; status=1; }
 exit $status

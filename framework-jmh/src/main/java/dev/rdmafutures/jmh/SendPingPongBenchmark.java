@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
 public class SendPingPongBenchmark {
-    private static final int RECEIVES = 4;
+    static final int RECEIVES = 4;
 
     /** One connection whose server echoes every message from its receive callback. */
     @State(Scope.Thread)
@@ -58,7 +58,7 @@ public class SendPingPongBenchmark {
     }
 
     /** The server: every receive completion sends the message back and posts the receive again. */
-    private static final class Echo implements CompletionCallback {
+    static final class Echo implements CompletionCallback {
         private final Pair pair;
         private final int size;
 
