@@ -25,7 +25,7 @@ final class DataPath {
         if (!region.isValid()) {
             throw new RdmaException(Status.ACCESS_VIOLATION, local + " is deregistered or invalidated");
         }
-        if (needsLocalWrite && !region.access().contains(Access.LOCAL_WRITE)) {
+        if (needsLocalWrite && !region.allowsLocalWrite()) {
             throw new RdmaException(Status.ACCESS_VIOLATION, local + " lacks LOCAL_WRITE, which this operation "
                     + "needs to place data");
         }

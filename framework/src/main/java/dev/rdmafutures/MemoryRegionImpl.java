@@ -14,12 +14,20 @@ final class MemoryRegionImpl implements MemoryRegion {
     private final ProviderRegion region;
     private final AtomicInteger inUse = new AtomicInteger();
     private final RemoteBuffer remote;
+    /** Rights never change after registration: asked once, not per operation. */
+    private final boolean localWrite;
     private volatile boolean retiring;
 
     MemoryRegionImpl(RdmaRuntime owner, ProviderRegion region) {
         this.owner = owner;
         this.region = region;
         this.remote = new RemoteBuffer(region.remoteBase(), region.length(), region.token());
+        this.localWrite = region.access().contains(Access.LOCAL_WRITE);
+    }
+
+    /** Whether operations may place data into the region ({@link Access#LOCAL_WRITE}). */
+    boolean allowsLocalWrite() {
+        return localWrite;
     }
 
     ProviderRegion provider() {

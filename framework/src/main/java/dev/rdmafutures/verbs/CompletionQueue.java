@@ -15,7 +15,8 @@ import java.io.IOException;
  * allocation per completion. Poller thread only.
  */
 final class CompletionQueue {
-    private static final int POLL_BATCH = 16;
+    /** Completions taken per poll; a poll that returns fewer has emptied the CQ. */
+    static final int POLL_BATCH = 16;
 
     private final IbvCQ cq;
     private final long handle;

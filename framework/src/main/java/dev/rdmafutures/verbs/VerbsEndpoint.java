@@ -532,7 +532,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
                     onCompletion(completion, (int) completion.getWr_id());
                     total++;
                 }
-            } while (n > 0 && completionQueue != null);
+            } while (n == CompletionQueue.POLL_BATCH && completionQueue != null); // fewer: the CQ was emptied
         } catch (IOException e) {
             loop.poller().recordError("poll completion queue", e);
         }
@@ -817,7 +817,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
         }
         loop.forget(id, idHandle); // destroys the CM's QP with the id
         if (completionQueue != null) {
-            loop.removeConnection(this, completionQueue.handle());
+            loop.removeConnection(this);
             try {
                 completionQueue.destroy(); // after its QP
             } catch (IOException e) {

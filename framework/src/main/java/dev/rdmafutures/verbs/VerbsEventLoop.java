@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +49,8 @@ final class VerbsEventLoop implements EventLoop {
     private final CmEvent event = new CmEvent(eventInfo);
     private final Map<Long, VerbsEndpoint> endpointsById = new HashMap<>();
     private final List<VerbsEndpoint> connections = new ArrayList<>();
-    private final Map<Long, VerbsEndpoint> connectionsByCq = new HashMap<>();
+    /** The CQ handle of each of {@link #connections}, at the same index: an event's CQ is found unboxed. */
+    private long[] cqHandles = new long[8];
     private boolean commandsRan;
     private ByteBuffer pollFds;
     private long pollFdsAddress;
@@ -94,13 +96,32 @@ final class VerbsEventLoop implements EventLoop {
 
     /** Polls {@code connection}'s CQ from now on. */
     void addConnection(VerbsEndpoint connection, long cqHandle) {
+        if (connections.size() == cqHandles.length) {
+            cqHandles = Arrays.copyOf(cqHandles, cqHandles.length * 2);
+        }
+        cqHandles[connections.size()] = cqHandle;
         connections.add(connection);
-        connectionsByCq.put(cqHandle, connection);
     }
 
-    void removeConnection(VerbsEndpoint connection, long cqHandle) {
-        connections.remove(connection);
-        connectionsByCq.remove(cqHandle);
+    void removeConnection(VerbsEndpoint connection) {
+        int i = connections.indexOf(connection);
+        if (i >= 0) {
+            connections.remove(i);
+            System.arraycopy(cqHandles, i + 1, cqHandles, i, connections.size() - i);
+        }
+    }
+
+    /**
+     * The connection whose CQ raised an event. A scan, as every poll drains all connections anyway; a map keyed by
+     * {@code Long} would box a handle per event.
+     */
+    private VerbsEndpoint connectionOfCq(long cqHandle) {
+        for (int i = 0; i < connections.size(); i++) {
+            if (cqHandles[i] == cqHandle) {
+                return connections.get(i);
+            }
+        }
+        return null;
     }
 
     /** Runs the commands handed over so far, once per poll, before the first event or completion is handled. */
@@ -198,7 +219,8 @@ final class VerbsEventLoop implements EventLoop {
         if (closed) {
             return;
         }
-        for (VerbsEndpoint connection : connections) {
+        for (int i = 0; i < connections.size(); i++) { // by index: no iterator per wait
+            VerbsEndpoint connection = connections.get(i);
             try {
                 if (connection.armCompletions()) {
                     return; // completions arrived before arming: no event will come for them
@@ -221,7 +243,7 @@ final class VerbsEventLoop implements EventLoop {
         if (pollFds.getShort(channels.size() * 8 + 6) != 0) {
             long fired;
             while ((fired = NativeVerbs.getCqEvent(compChannelHandle, 0)) > 0) {
-                VerbsEndpoint connection = connectionsByCq.get(fired);
+                VerbsEndpoint connection = connectionOfCq(fired);
                 if (connection != null) {
                     try {
                         connection.onCompletionEvent();
