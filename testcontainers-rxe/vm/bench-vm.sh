@@ -33,34 +33,38 @@ echo "bench-vm: perftest ib_read_bw on $DEV"
 for w in $WINDOWS; do perftest ib_read_bw "perftest-bw-$DEV-$w" -s 65536 -n "$N" -t "$w" -o "$w"; done
 
 FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=$NATIVE -Dbench.device=$DEV -Dbench.address=$ADDR"
-jmh() { # jmh NAME ARGS...: one JMH run with the iterations in RUN (JMH unless set)
-  local name=$1 attempt rc why; shift
-  local run=("${JMH[@]}"); [ -n "${RUN+x}" ] && run=("${RUN[@]}")
+java_run() { # java_run NAME ARGS...: one JVM run (java ARGS) logged to OUT/NAME-DEV.log, repeated if TCG broke it
+  local name=$1 attempt rc why log="$OUT/$1-$DEV.log"; shift
   for attempt in 1 2 3; do
-    echo "bench-vm: JMH $name on $DEV"
+    echo "bench-vm: $name on $DEV"
     rc=0
-    timeout -k 10 "$LIMIT" java -jar "$JAR" "$@" "${run[@]}" -jvmArgsAppend "$FLAGS" -prof gc -rf json \
-      -rff "$OUT/$name-$DEV.json" > "$OUT/$name-$DEV.log" 2>&1 || rc=$?
+    timeout -k 10 "$LIMIT" java "$@" > "$log" 2>&1 || rc=$?
     # Under TCG, JIT-compiled code faults now and then, always where HotSpot patches the entry of a compiled
-    # method while other threads run: a fork or the runner crashes with SIGSEGV (JMH notes a crashed fork, drops
-    # its result and carries on with exit 0), or a thread jumps into the middle of the patched instruction, the
-    # guest kernel reports an oops and ends that one thread, and the JVM waits for it for ever. About one run in
-    # ten does so; such a run (a JVM crash, or no result by the deadline: timeout kills the runner and its fork)
-    # is repeated up to twice (one repeat left a 16-run device pass failing about one time in seven); any other
-    # failure is not.
+    # method while other threads run: a JVM (a JMH fork, its runner, any Java program) crashes with SIGSEGV or
+    # SIGILL (JMH notes a crashed fork, drops its result and carries on with exit 0), or a thread jumps into the
+    # middle of the patched instruction, the guest kernel reports an oops and ends that one thread, and the JVM
+    # waits for it for ever. About one JVM run in ten does so here; such a run (a JVM crash, or no result by the
+    # deadline: timeout kills the runner and its fork) is repeated up to twice (one repeat left a device pass of
+    # 17 JVM runs failing about one time in seven); any other failure is not.
     why=
     if [ $rc = 124 ] || [ $rc = 137 ]; then why="no result within ${LIMIT}s"
-    elif grep -q 'A fatal error has been detected' "$OUT/$name-$DEV.log"; then why="a JVM crashed"
-    elif [ $rc = 0 ]; then break; fi
+    elif grep -q 'A fatal error has been detected' "$log"; then why="a JVM crashed"
+    elif [ $rc = 0 ]; then return 0; fi
     if [ -n "$why" ] && [ $attempt -lt 3 ]; then
-      echo "bench-vm: JMH $name on $DEV: $why; repeating it (attempt $attempt of 3)" >&2
-      grep -m1 -A1 'Problematic frame' "$OUT/$name-$DEV.log" >&2
+      echo "bench-vm: $name on $DEV: $why; repeating it (attempt $attempt of 3)" >&2
+      grep -m1 -A1 'Problematic frame' "$log" >&2
       dmesg | grep -A2 'Oops' | tail -3 >&2
-      mv "$OUT/$name-$DEV.log" "$OUT/$name-$DEV.attempt$attempt.log"
+      mv "$log" "$OUT/$name-$DEV.attempt$attempt.log"
       continue
     fi
-    tail -30 "$OUT/$name-$DEV.log"; echo "bench-vm: JMH $name on $DEV failed${why:+ ($why)}" >&2; status=1; break
+    tail -30 "$log"; echo "bench-vm: $name on $DEV failed${why:+ ($why)}" >&2; status=1; return 1
   done
+}
+jmh() { # jmh NAME ARGS...: one JMH run with the iterations in RUN (JMH unless set)
+  local name=$1; shift
+  local run=("${JMH[@]}"); [ -n "${RUN+x}" ] && run=("${RUN[@]}")
+  java_run "$name" -jar "$JAR" "$@" "${run[@]}" -jvmArgsAppend "$FLAGS" -prof gc -rf json -rff "$OUT/$name-$DEV.json" \
+    || return 0
   # JMH reports a benchmark that failed in its set-up and carries on: a run with a failure failed.
   if grep -q '<failure>' "$OUT/$name-$DEV.log"; then
     grep -m1 -A5 '<failure>' "$OUT/$name-$DEV.log"; echo "bench-vm: $name had a failure" >&2; status=1
@@ -80,8 +84,6 @@ jmh verbs-throughput 'ThroughputBenchmark.rdma' -p provider=verbs -p size=65536 
   -p driver=INVOKED
 jmh disni-latency 'DisniReadBenchmark.readLatency' -p size="$(csv $SIZES)"
 jmh disni-throughput 'DisniReadBenchmark.readThroughput' -p size=65536 -p window="$(csv $WINDOWS)"
-echo "bench-vm: allocation per operation on $DEV"
-timeout -k 10 "$LIMIT" java $FLAGS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" \
-  dev.rdmafutures.jmh.AllocationCheck verbs 8,4096 "$ALLOC_OPS" "$ALLOC_OPS" "$OUT/alloc-$DEV.json" \
-  > "$OUT/alloc-$DEV.log" 2>&1 || { tail -20 "$OUT/alloc-$DEV.log"; echo "bench-vm: allocation check failed" >&2; status=1; }
+java_run alloc $FLAGS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" dev.rdmafutures.jmh.AllocationCheck \
+  verbs 8,4096 "$ALLOC_OPS" "$ALLOC_OPS" "$OUT/alloc-$DEV.json"
 exit $status
