@@ -287,7 +287,7 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
                 RdmaException closed = new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");
                 operations.forEach(op -> op.failed(closed));
             }
-            return List.copyOf(futures);
+            return futures;
         }
     }
 

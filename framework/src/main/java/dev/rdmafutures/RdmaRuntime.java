@@ -181,7 +181,7 @@ public final class RdmaRuntime implements AutoCloseable {
             throw new IllegalStateException("this runtime has poller threads; poll() is for pollerThreads(0)");
         }
         int work = 0;
-        // By index: an iterator per call is garbage in every spin of a wait until C2 removes it (never, under TCG).
+        // By index: an iterator per call is garbage in every spin of a wait unless C2 has compiled this away.
         for (int i = 0; i < pollers.size(); i++) {
             work += pollers.get(i).invoke(); // refuses any thread but the owner: registering once per runtime suffices
         }

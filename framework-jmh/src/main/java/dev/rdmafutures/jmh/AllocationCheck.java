@@ -3,7 +3,6 @@ package dev.rdmafutures.jmh;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.RdmaConnection;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -152,11 +151,7 @@ public final class AllocationCheck {
         }
         String json = String.format(Locale.ROOT, "{\"provider\": \"%s\", \"futureBudgetBytes\": %.2f, \"results\": [%n  %s%n]}%n",
                 provider, budget, String.join(",\n  ", results));
-        write(Path.of(args[4]), json);
+        Files.writeString(Path.of(args[4]), json, StandardCharsets.UTF_8);
         System.out.printf(Locale.ROOT, "one future and its Completion: %.1f B%n", budget);
-    }
-
-    private static void write(Path out, String json) throws IOException {
-        Files.writeString(out, json, StandardCharsets.UTF_8);
     }
 }

@@ -103,15 +103,6 @@ final class OutboundQueue {
      */
     boolean writeTo(GatheringByteChannel channel) throws IOException {
         while (size > 0) {
-            if (size == 1) { // one buffer: a plain write, cheaper than a gathering one in the JDK and the kernel
-                ByteBuffer only = ring[head];
-                flushedBytes += channel.write(only);
-                if (only.hasRemaining()) {
-                    return false;
-                }
-                release();
-                return true;
-            }
             int n = Math.min(size, GATHER);
             long offered = 0;
             for (int i = 0; i < n; i++) {
@@ -119,7 +110,8 @@ final class OutboundQueue {
                 gather[i] = b;
                 offered += b.remaining();
             }
-            long written = channel.write(gather, 0, n);
+            // One buffer (a small FPDU): a plain write, cheaper than a gathering one in the JDK and the kernel.
+            long written = n == 1 ? channel.write(gather[0]) : channel.write(gather, 0, n);
             flushedBytes += written;
             while (size > 0 && !ring[head].hasRemaining()) {
                 release();

@@ -38,7 +38,8 @@ final class SoftRegion implements ProviderRegion {
         return bytes.duplicate();
     }
 
-    /** Copies {@code length} bytes from {@code offset} to {@code into}'s position, moving neither buffer's mark. */
+    /** Copies {@code length} bytes from {@code offset} to {@code into}'s position, advancing it; the region's
+     * buffer is not moved. */
     void copyTo(int offset, ByteBuffer into, int length) {
         int at = into.position();
         into.put(at, bytes, offset, length).position(at + length);

@@ -492,7 +492,7 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
             qp = id.createQP(loop.device().pd(), attr);
         }
         qpHandle = ((NatObject) qp).getObjId();
-        loop.addConnection(this, completionQueue.handle());
+        loop.addConnection(this);
         readCall = prepare(IbvSendWR.IBV_WR_RDMA_READ);
         writeCall = prepare(IbvSendWR.IBV_WR_RDMA_WRITE);
         sendCall = prepare(IbvSendWR.IBV_WR_SEND);
@@ -537,6 +537,11 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
             loop.poller().recordError("poll completion queue", e);
         }
         return total;
+    }
+
+    /** Whether {@code cqHandle} is this connection's CQ (it has one while its loop polls it). */
+    boolean reportsTo(long cqHandle) {
+        return completionQueue != null && completionQueue.handle() == cqHandle;
     }
 
     /** Arms the CQ before the loop sleeps; true if completions are already waiting. */

@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,8 +48,6 @@ final class VerbsEventLoop implements EventLoop {
     private final CmEvent event = new CmEvent(eventInfo);
     private final Map<Long, VerbsEndpoint> endpointsById = new HashMap<>();
     private final List<VerbsEndpoint> connections = new ArrayList<>();
-    /** The CQ handle of each of {@link #connections}, at the same index: an event's CQ is found unboxed. */
-    private long[] cqHandles = new long[8];
     private boolean commandsRan;
     private ByteBuffer pollFds;
     private long pollFdsAddress;
@@ -95,20 +92,12 @@ final class VerbsEventLoop implements EventLoop {
     }
 
     /** Polls {@code connection}'s CQ from now on. */
-    void addConnection(VerbsEndpoint connection, long cqHandle) {
-        if (connections.size() == cqHandles.length) {
-            cqHandles = Arrays.copyOf(cqHandles, cqHandles.length * 2);
-        }
-        cqHandles[connections.size()] = cqHandle;
+    void addConnection(VerbsEndpoint connection) {
         connections.add(connection);
     }
 
     void removeConnection(VerbsEndpoint connection) {
-        int i = connections.indexOf(connection);
-        if (i >= 0) {
-            connections.remove(i);
-            System.arraycopy(cqHandles, i + 1, cqHandles, i, connections.size() - i);
-        }
+        connections.remove(connection);
     }
 
     /**
@@ -117,7 +106,7 @@ final class VerbsEventLoop implements EventLoop {
      */
     private VerbsEndpoint connectionOfCq(long cqHandle) {
         for (int i = 0; i < connections.size(); i++) {
-            if (cqHandles[i] == cqHandle) {
+            if (connections.get(i).reportsTo(cqHandle)) {
                 return connections.get(i);
             }
         }
