@@ -133,8 +133,7 @@ final class SoftDevice implements ProviderDevice {
             anchor.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             anchor.bind(address);
             InetSocketAddress bound = (InetSocketAddress) anchor.getLocalAddress();
-            sharedPorts.add(bound);
-            return new SoftSharedAddress(bound, anchor, () -> sharedPorts.remove(bound));
+            return sharedPorts.hold(bound, () -> closeQuietly(anchor));
         } catch (IOException e) {
             closeQuietly(anchor);
             throw SocketErrors.onBind(e, address);

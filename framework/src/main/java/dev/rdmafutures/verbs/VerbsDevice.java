@@ -259,11 +259,10 @@ final class VerbsDevice implements ProviderDevice {
             }
             anchor.bindAddr(address);
             InetSocketAddress bound = (InetSocketAddress) anchor.getSource();
-            sharedPorts.add(bound);
             RdmaEventChannel anchorChannel = channel;
             RdmaCmId anchorId = anchor;
-            return new VerbsSharedAddress(bound, anchorId, () -> {
-                sharedPorts.remove(bound);
+            return sharedPorts.hold(bound, () -> {
+                destroyQuietly(anchorId);
                 destroyQuietly(anchorChannel);
             });
         } catch (IOException e) {
