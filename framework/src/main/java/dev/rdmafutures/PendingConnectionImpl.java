@@ -49,14 +49,14 @@ final class PendingConnectionImpl implements PendingConnection {
     }
 
     /**
-     * The pending deadline passed: the established future fails with the timeout and the transport is closed, so
-     * the peer's accept fails (CONNECTION_ABORTED, or IO_TIMEOUT if its own deadline came first); a later
+     * The pending deadline passed: the established future fails with the timeout and the provider abandons the
+     * connection telling the peer it timed out, so the peer's accept fails with IO_TIMEOUT (NdkAcceptEx); a later
      * complete() or reject() is refused as already decided.
      */
     void expire(RdmaException timeout) {
         if (decided.compareAndSet(false, true)) {
             connect.establishedFuture().completeExceptionally(timeout);
-            handle.reject();
+            handle.expire(timeout);
         }
     }
 

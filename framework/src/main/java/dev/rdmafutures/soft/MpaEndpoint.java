@@ -220,6 +220,11 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
     }
 
     @Override
+    public void expire(RdmaException timeout) {
+        reject(); // not yet distinguishable on the wire: the peer sees CONNECTION_ABORTED
+    }
+
+    @Override
     public void reject() {
         if (state == State.AWAITING_COMPLETION) {
             failEstablishment(new RdmaException(Status.CANCELED, "this side rejected the accepted connection"));

@@ -422,6 +422,11 @@ final class VerbsEndpoint implements ProviderConnection, IncomingRequest, Pendin
     }
 
     @Override
+    public void expire(RdmaException timeout) {
+        reject(); // not yet distinguishable on the wire: the peer sees CONNECTION_ABORTED
+    }
+
+    @Override
     public void reject() {
         if (state == State.ACCEPTED) {
             failEstablishment(new RdmaException(Status.CANCELED, "this side rejected the accepted connection"));

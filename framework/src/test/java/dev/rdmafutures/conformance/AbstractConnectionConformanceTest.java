@@ -166,6 +166,20 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
     }
 
     @Test
+    void theAcceptorSeesIoTimeoutWhenTheConnectorsPendingDeadlinePasses() {
+        assumeTrue(client.adapterInfo().passiveAcceptWaitsForCompleteConnect(),
+                client.adapterInfo().deviceName() + " establishes the passive side without CompleteConnect");
+        RdmaListener listener = listen();
+        CompletableFuture<PendingConnection> p = client.connector().connect(listener.localAddress())
+                .withTimeout(java.time.Duration.ofSeconds(1)).deferCompletion().start();
+        CompletableFuture<RdmaConnection> accepted = await(listener.next()).accept();
+        PendingConnection pending = await(p);
+        // Nobody completes or rejects: the connector's own deadline passes first (the server waits 10 s).
+        awaitFailure(accepted, Status.IO_TIMEOUT);
+        awaitFailure(pending.complete(), Status.INVALID_DEVICE_STATE);
+    }
+
+    @Test
     void aPassiveSideWhosePeerNeverCompletesTimesOut() throws Exception {
         assumeTrue(client.adapterInfo().passiveAcceptWaitsForCompleteConnect(),
                 client.adapterInfo().deviceName() + " establishes the passive side without CompleteConnect");
