@@ -1,26 +1,21 @@
 package dev.rdmafutures;
 
-import dev.rdmafutures.poller.DutyCycleErrors;
-import dev.rdmafutures.poller.Poller;
-import dev.rdmafutures.spi.BoundListener;
-import dev.rdmafutures.spi.ProviderConfig;
-import dev.rdmafutures.spi.ProviderDevice;
+import dev.rdmafutures.internal.RuntimeCore;
+import dev.rdmafutures.internal.RuntimeSettings;
+import dev.rdmafutures.internal.Validation;
 import dev.rdmafutures.spi.RdmaProvider;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.ServiceLoader;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -36,48 +31,19 @@ import org.slf4j.LoggerFactory;
  *             .withReadLimits(8, 8).withPrivateData(hello).start().get();
  * }
  * }</pre>
+ *
+ * <p>An application-driven runtime ({@code pollerThreads(0)}) has no poller thread and one owner thread at a
+ * time: the thread that built it, until that thread hands it over with {@link #handOver(Thread)}. Only the owner
+ * runs {@link #poll()}; the owner's {@code join()} and {@code get()} on the runtime's futures poll while they wait;
+ * other threads may wait on its futures while the owner polls.
  */
 public final class RdmaRuntime implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaRuntime.class);
 
-    private final String providerName;
-    private final ProviderDevice device;
-    private final AdapterInfo adapterInfo;
-    private final DutyCycleErrors errors = new DutyCycleErrors();
-    private final Completions completions;
-    private final List<Poller> pollers = new ArrayList<>();
-    private final AtomicInteger nextPoller = new AtomicInteger();
-    private final Duration connectTimeout;
-    private final Duration closeTimeout;
-    private final int listenBacklog;
-    private final RdmaConnector connector = new ConnectorImpl(this);
-    private final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
-    private final Set<SharedEndpointImpl> sharedEndpoints = ConcurrentHashMap.newKeySet();
-    private final Set<MemoryRegionImpl> regions = ConcurrentHashMap.newKeySet();
-    private final boolean invoked;
-    /** Whether the thread that polls this invoked runtime is registered to drive it when it waits. */
-    private boolean driverRegistered;
-    private volatile boolean closed;
+    private final RuntimeCore core;
 
-    private RdmaRuntime(Builder b, RdmaProvider provider) {
-        this.providerName = provider.name();
-        this.connectTimeout = b.connectTimeout;
-        this.closeTimeout = b.disconnectTimeout.plusSeconds(5);
-        this.listenBacklog = b.listenBacklog;
-        this.completions = new Completions(b.completionExecutor, errors);
-        this.device = provider.open(new ProviderConfig(b.providerOptions, b.handshakeTimeout, b.disconnectTimeout));
-        this.adapterInfo = device.adapterInfo();
-        this.invoked = b.pollerThreads == 0;
-        for (int i = 0; i < Math.max(1, b.pollerThreads); i++) {
-            pollers.add(new Poller(b.threadNamePrefix + "-" + i, b.idleStrategy, errors, device::newEventLoop,
-                    !invoked));
-        }
-        pollers.forEach(Poller::start);
-        if (invoked) {
-            Invokers.register(this); // the building thread drives it: its join() and get() poll
-        }
-        LOG.info("RdmaFutures runtime started: {}, {} poller(s), {} idle strategy", adapterInfo, b.pollerThreads,
-                b.idleStrategy);
+    private RdmaRuntime(RuntimeCore core) {
+        this.core = core;
     }
 
     /** A builder with the documented defaults. */
@@ -87,17 +53,17 @@ public final class RdmaRuntime implements AutoCloseable {
 
     /** The provider in use, e.g. {@code soft}. */
     public String providerName() {
-        return providerName;
+        return core.providerName();
     }
 
     /** The adapter's capabilities and limits. */
     public AdapterInfo adapterInfo() {
-        return adapterInfo;
+        return core.adapterInfo();
     }
 
     /** The connector for outgoing connections. */
     public RdmaConnector connector() {
-        return connector;
+        return core.connector();
     }
 
     /**
@@ -109,19 +75,7 @@ public final class RdmaRuntime implements AutoCloseable {
      *                       (closed runtime)
      */
     public RdmaListener listen(InetSocketAddress address) {
-        Validation.local(address, "listen address");
-        if (closed) {
-            throw Validation.closed("listen");
-        }
-        BoundListener bound = device.bindListener(address, listenBacklog);
-        ListenerImpl listener = new ListenerImpl(this, bound, listenBacklog);
-        listeners.add(listener);
-        Poller poller = nextPoller();
-        if (!poller.execute(() -> poller.eventLoop().listen(bound, listener))) {
-            listener.close();
-            throw Validation.closed("listen");
-        }
-        return listener;
+        return core.listen(address);
     }
 
     /**
@@ -130,16 +84,7 @@ public final class RdmaRuntime implements AutoCloseable {
      * @throws RdmaException SHARING_VIOLATION, INVALID_ADDRESS, TOO_MANY_ADDRESSES, INVALID_DEVICE_STATE
      */
     public SharedEndpoint sharedEndpoint(InetSocketAddress local) {
-        Validation.local(local, "shared endpoint address");
-        if (closed) {
-            throw Validation.closed("sharedEndpoint");
-        }
-        SharedEndpointImpl[] self = new SharedEndpointImpl[1];
-        SharedEndpointImpl shared = new SharedEndpointImpl(this, device.reserveSharedAddress(local),
-                () -> sharedEndpoints.remove(self[0]));
-        self[0] = shared;
-        sharedEndpoints.add(shared);
-        return shared;
+        return core.sharedEndpoint(local);
     }
 
     /**
@@ -150,111 +95,62 @@ public final class RdmaRuntime implements AutoCloseable {
      *                       INVALID_DEVICE_STATE (closed runtime)
      */
     public MemoryRegion register(ByteBuffer buffer, Access... access) {
-        Objects.requireNonNull(buffer, "buffer");
-        EnumSet<Access> rights = Validation.accessRights(access);
-        if (!buffer.hasRemaining()) {
-            throw new RdmaException(Status.INVALID_PARAMETER, "cannot register an empty buffer");
-        }
-        if (buffer.isReadOnly() && (rights.contains(Access.LOCAL_WRITE) || rights.contains(Access.REMOTE_WRITE))) {
-            throw new RdmaException(Status.INVALID_PARAMETER, "a read-only buffer cannot be registered for writing");
-        }
-        if (closed) {
-            throw Validation.closed("register");
-        }
-        MemoryRegionImpl region = new MemoryRegionImpl(this, device.register(buffer.slice(), rights));
-        regions.add(region);
-        return region;
+        return core.register(buffer, access);
     }
 
     /**
      * Runs one duty cycle on the calling thread, for a runtime built with {@code pollerThreads(0)} (Agrona's
      * AgentInvoker): commands, socket events, deadlines and completions all happen inside this call, on this
-     * thread, so a latency-critical client pays no thread hand-off. The first thread to call it owns the runtime;
-     * {@code join()} and {@code get()} on the thread that built the runtime, or that polls it, keep polling until
-     * their future is done. Wait on its futures only from that thread: no other thread completes them.
+     * thread, so a latency-critical client pays no thread hand-off. Only the owner may call it: the thread that
+     * built the runtime, or the one it was handed over to.
      *
      * @return the work done, 0 when idle
-     * @throws IllegalStateException if the runtime has poller threads, or another thread owns it
+     * @throws IllegalStateException if the runtime has poller threads, or the caller is not the owner (the message
+     *                               names the owner)
      */
     public int poll() {
-        if (!invoked) {
-            throw new IllegalStateException("this runtime has poller threads; poll() is for pollerThreads(0)");
-        }
-        int work = 0;
-        // By index: an iterator per call is garbage in every spin of a wait unless C2 has compiled this away.
-        for (int i = 0; i < pollers.size(); i++) {
-            work += pollers.get(i).invoke(); // refuses any thread but the owner: registering once per runtime suffices
-        }
-        if (!driverRegistered) {
-            driverRegistered = true;
-            Invokers.register(this);
-        }
-        return work;
+        return core.poll();
+    }
+
+    /**
+     * Hands an application-driven runtime to {@code next}, which becomes the only thread that may {@link #poll()}
+     * it and whose waits on its futures poll it. Call it on the current owner; from then on the calling thread is
+     * refused like any other.
+     *
+     * @throws IllegalStateException if the runtime has poller threads, or the caller is not the owner
+     */
+    public void handOver(Thread next) {
+        core.handOver(next);
+    }
+
+    /** The owner thread of an application-driven runtime; empty when poller threads drive it. */
+    public Optional<Thread> owner() {
+        return Optional.ofNullable(core.owner());
     }
 
     /** How many errors the pollers contained (each distinct cause is logged once). */
     public long pollerErrorCount() {
-        return errors.total();
+        return core.pollerErrorCount();
     }
 
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
-        return closed;
+        return core.isClosed();
     }
 
     /**
      * Closes listeners and shared endpoints, ends every connection (RUNTIME_CLOSED) and fails every pending future
-     * (CANCELED), then stops the pollers, waiting for them up to the disconnect timeout plus 5 s. Idempotent.
-     * Called from a poller thread (a callback), it does not wait for that thread.
+     * (CANCELED), then stops the pollers, waiting for them up to the disconnect timeout plus 5 s, and deregisters
+     * every region. Idempotent. Called from a poller thread (a callback), it does not wait for that thread.
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        new ArrayList<>(listeners).forEach(ListenerImpl::close);
-        new ArrayList<>(sharedEndpoints).forEach(SharedEndpointImpl::close);
-        new ArrayList<>(regions).forEach(MemoryRegionImpl::deregister);
-        boolean allStopped = true;
-        for (Poller p : pollers) {
-            allStopped &= p.close(closeTimeout) || p.inPollerThread();
-        }
-        device.close();
-        if (invoked) {
-            Invokers.unregister(this);
-        }
-        if (!allStopped) {
-            LOG.warn("a poller of the {} runtime did not stop within {}", providerName, closeTimeout);
-        }
-        LOG.info("RdmaFutures runtime on {} closed", providerName);
-    }
-
-    // ------------------------------------------------------------------------------------- for the API internals
-
-    Poller nextPoller() {
-        return pollers.get(Math.floorMod(nextPoller.getAndIncrement(), pollers.size()));
-    }
-
-    Completions completions() {
-        return completions;
-    }
-
-    Duration connectTimeout() {
-        return connectTimeout;
-    }
-
-    void forget(ListenerImpl listener) {
-        listeners.remove(listener);
-    }
-
-    void forget(MemoryRegionImpl region) {
-        regions.remove(region);
+        core.close();
     }
 
     @Override
     public String toString() {
-        return "RdmaRuntime[" + providerName + (closed ? ", closed" : "") + "]";
+        return core.toString();
     }
 
     /**
@@ -298,7 +194,8 @@ public final class RdmaRuntime implements AutoCloseable {
 
         /**
          * Poller threads, 0..64; connections are spread across them round robin. 0 starts no thread: the
-         * application drives the runtime with {@link RdmaRuntime#poll()} from one thread of its own.
+         * application drives the runtime with {@link RdmaRuntime#poll()} from one thread of its own, the thread
+         * that calls {@link #build()}, until it {@linkplain RdmaRuntime#handOver(Thread) hands it over}.
          */
         public Builder pollerThreads(int count) {
             if (count < 0 || count > 64) {
@@ -381,7 +278,9 @@ public final class RdmaRuntime implements AutoCloseable {
          *                       reason) for one that cannot run here
          */
         public RdmaRuntime build() {
-            return new RdmaRuntime(this, selectProvider());
+            return new RdmaRuntime(new RuntimeCore(new RuntimeSettings(pollerThreads, idleStrategy,
+                    completionExecutor, connectTimeout, handshakeTimeout, disconnectTimeout, listenBacklog,
+                    threadNamePrefix, providerOptions), selectProvider()));
         }
 
         private RdmaProvider selectProvider() {

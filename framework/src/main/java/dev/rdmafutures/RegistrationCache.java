@@ -3,6 +3,8 @@ package dev.rdmafutures;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.rdmafutures.internal.MemoryRegionImpl;
+import dev.rdmafutures.internal.Validation;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.EnumSet;

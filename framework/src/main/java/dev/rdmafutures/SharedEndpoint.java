@@ -5,7 +5,7 @@ import java.net.InetSocketAddress;
 /**
  * One local address and port that many outgoing connections share, each to a different destination (NDK's
  * {@code NDK_SHARED_ENDPOINT}); from {@link RdmaRuntime#sharedEndpoint(InetSocketAddress)} and used with
- * {@link ConnectRequest#from(SharedEndpoint)}.
+ * {@link ConnectBuilder#from(SharedEndpoint)}.
  *
  * <p>A second connection to a destination that already has one from this endpoint fails with
  * {@link Status#ADDRESS_ALREADY_EXISTS}; a listener may not bind the endpoint's port

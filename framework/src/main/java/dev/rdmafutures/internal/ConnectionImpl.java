@@ -1,7 +1,19 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.Batch;
+import dev.rdmafutures.Completion;
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.ConnectionData;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.ConnectionEvents;
-import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConnection;
 import dev.rdmafutures.spi.WorkRequest;
 import java.net.InetSocketAddress;
@@ -17,20 +29,20 @@ import java.util.function.Consumer;
  */
 final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     private static final OperationFlag[] NO_FLAGS = {};
-    private final RdmaRuntime runtime;
+    private final RuntimeOwner runtime;
     private final Completions completions;
-    private final PollerContext poller;
+    private final PollerProxy poller;
     private final Consumer<DisconnectReason> disconnectCallback;
     private final Runnable onEnd;
     private final CallbackOperation.Pool callbackOperations;
-    private final RdmaFuture<DisconnectReason> disconnected = new RdmaFuture<>();
-    private final RdmaFuture<Void> disconnectDone = new RdmaFuture<>();
+    private final RdmaFuture<DisconnectReason> disconnected;
+    private final RdmaFuture<Void> disconnectDone;
     private volatile ProviderConnection provider;
     private volatile ConnectionData data;
     private volatile boolean connected;
     private boolean disconnectRequested;
 
-    ConnectionImpl(RdmaRuntime runtime, PollerContext poller, Consumer<DisconnectReason> disconnectCallback,
+    ConnectionImpl(RuntimeOwner runtime, PollerProxy poller, Consumer<DisconnectReason> disconnectCallback,
                    Runnable onEnd) {
         this.runtime = runtime;
         this.completions = runtime.completions();
@@ -38,6 +50,8 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
         this.disconnectCallback = disconnectCallback;
         this.onEnd = onEnd;
         this.callbackOperations = new CallbackOperation.Pool(this, poller);
+        this.disconnected = runtime.newFuture();
+        this.disconnectDone = runtime.newFuture();
     }
 
     ProviderConnection provider() {
@@ -175,7 +189,7 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
 
     private CompletableFuture<Completion> post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
                                                RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
-        OperationFuture future = new OperationFuture();
+        OperationFuture future = new OperationFuture(runtime.driver());
         try {
             post(kind, local, offset, length, remote, remoteOffset, flags, future, 0);
         } catch (RdmaException e) {
@@ -187,9 +201,9 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     private void post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
                       long remoteOffset, OperationFlag[] flags, CompletionCallback callback, long context) {
         CallbackOperation op = started(kind, local, offset, length, remote, remoteOffset, flags, callback, context);
-        if (!poller.execute(op)) {
+        if (!poller.post(op)) {
             op.abandon();
-            throw new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");
+            throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, kind.name());
         }
     }
 
@@ -214,8 +228,13 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     }
 
     /** Validates an operation and fills {@code request} in; returns the local region, not yet acquired. */
-    private MemoryRegionImpl prepare(WorkRequest request, WorkRequest.Kind kind, MemoryRegion local, int offset,
-                                     int length, RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
+    private MemoryRegionImpl prepare(CallbackOperation request, WorkRequest.Kind kind, MemoryRegion local,
+                                     int offset, int length, RemoteBuffer remote, long remoteOffset,
+                                     OperationFlag[] flags) {
+        if (runtime.isClosed()) {
+            // Before the arguments: the runtime's close deregistered the regions, which is not what went wrong.
+            throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, kind.name());
+        }
         boolean placesData = kind == WorkRequest.Kind.READ || kind == WorkRequest.Kind.RECEIVE;
         MemoryRegionImpl region = DataPath.local(runtime, local, offset, length, placesData);
         int flagBits = DataPath.flagBits(flags);
@@ -248,7 +267,7 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
             if (posted) {
                 throw new RdmaException(Status.INVALID_DEVICE_STATE, "this batch was already posted");
             }
-            OperationFuture future = new OperationFuture();
+            OperationFuture future = new OperationFuture(runtime.driver());
             try {
                 operations.add(started(kind, local, offset, length, remote, remoteOffset, flags, future, 0));
             } catch (RdmaException e) {
@@ -283,8 +302,8 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
             for (int i = 0; i < operations.size() - 1; i++) {
                 operations.get(i).addFlags(WorkRequest.DEFER);
             }
-            if (!operations.isEmpty() && !poller.execute(() -> operations.forEach(CallbackOperation::run))) {
-                RdmaException closed = new RdmaException(Status.CONNECTION_INVALID, "the runtime is closed");
+            if (!operations.isEmpty() && !poller.post(() -> operations.forEach(CallbackOperation::run))) {
+                RdmaException closed = PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, "batch");
                 operations.forEach(op -> op.failed(closed));
             }
             return futures;
@@ -299,16 +318,15 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
             }
             disconnectRequested = true;
         }
-        if (!poller.execute(() -> provider.disconnect())) {
-            // The poller is gone, and with it the transport: the runtime's close ended this connection.
-            disconnectDone.complete(null);
+        if (!poller.endSubject("disconnect", this, () -> provider.disconnect())) {
+            disconnectDone.complete(null); // the runtime's close ended this connection with the transport
         }
         return disconnectDone;
     }
 
     /** Disconnects a connection nobody will receive: its future was cancelled or its runtime closed. */
     void discard() {
-        poller.execute(() -> provider.disconnect());
+        poller.endSubject("discard", this, () -> provider.disconnect());
     }
 
     @Override

@@ -1,5 +1,9 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.ConnectionRequest;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.BoundListener;
 import dev.rdmafutures.spi.IncomingRequest;
 import dev.rdmafutures.spi.ListenEvents;
@@ -17,7 +21,7 @@ import java.util.function.Consumer;
  * user code runs.
  */
 final class ListenerImpl implements RdmaListener, ListenEvents {
-    private final RdmaRuntime runtime;
+    private final RuntimeOwner runtime;
     private final BoundListener bound;
     private final int backlog;
     private final ArrayDeque<ConnectionRequestImpl> queued = new ArrayDeque<>();
@@ -25,7 +29,7 @@ final class ListenerImpl implements RdmaListener, ListenEvents {
     private Consumer<ConnectionRequest> handler;
     private boolean closed;
 
-    ListenerImpl(RdmaRuntime runtime, BoundListener bound, int backlog) {
+    ListenerImpl(RuntimeOwner runtime, BoundListener bound, int backlog) {
         this.runtime = runtime;
         this.bound = bound;
         this.backlog = backlog;
@@ -98,11 +102,11 @@ final class ListenerImpl implements RdmaListener, ListenEvents {
             }
             ConnectionRequestImpl first = queued.poll();
             if (first != null) {
-                RdmaFuture<ConnectionRequest> done = new RdmaFuture<>();
+                RdmaFuture<ConnectionRequest> done = runtime.newFuture();
                 done.complete(first);
                 return done;
             }
-            RdmaFuture<ConnectionRequest> waiter = new RdmaFuture<>();
+            RdmaFuture<ConnectionRequest> waiter = runtime.newFuture();
             waiting.add(waiter);
             return waiter;
         }
@@ -121,7 +125,8 @@ final class ListenerImpl implements RdmaListener, ListenEvents {
             backlogged = new ArrayList<>(queued);
             queued.clear();
         }
-        backlogged.forEach(r -> r.incoming().poller().execute(() -> dispatch(requestHandler, r)));
+        backlogged.forEach(r -> r.poller().endSubject("handing a queued request to the handler", r,
+                () -> dispatch(requestHandler, r)));
     }
 
     @Override
@@ -139,7 +144,7 @@ final class ListenerImpl implements RdmaListener, ListenEvents {
             waiting.clear();
         }
         bound.close();
-        runtime.forget(this);
+        runtime.untrack(this);
         refused.forEach(ConnectionRequestImpl::refuse);
         RdmaException closedError = new RdmaException(Status.CANCELED, "listener " + localAddress() + " was closed");
         cancelled.forEach(f -> f.completeExceptionally(closedError));

@@ -1,5 +1,9 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.WorkRequest;
 import java.util.Objects;
 
@@ -9,7 +13,7 @@ final class DataPath {
     }
 
     /** Checks the local side; returns the region as the runtime's own type. */
-    static MemoryRegionImpl local(RdmaRuntime runtime, MemoryRegion local, int offset, int length,
+    static MemoryRegionImpl local(RuntimeOwner runtime, MemoryRegion local, int offset, int length,
                                   boolean needsLocalWrite) {
         Objects.requireNonNull(local, "local region");
         if (!(local instanceof MemoryRegionImpl region) || !region.belongsTo(runtime)) {

@@ -1,6 +1,6 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
-import dev.rdmafutures.poller.DutyCycleErrors;
+import dev.rdmafutures.internal.poller.DutyCycleErrors;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;

@@ -1,5 +1,8 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.Completion;
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.RdmaException;
 import java.util.OptionalInt;
 
 /**
@@ -8,6 +11,10 @@ import java.util.OptionalInt;
  * this future and the {@link Completion} it completes with, and nothing else.
  */
 final class OperationFuture extends RdmaFuture<Completion> implements CompletionCallback {
+    OperationFuture(Driver driver) {
+        super(driver);
+    }
+
     @Override
     public void completed(long context, int bytes) {
         complete(Completion.of(bytes));

@@ -1,4 +1,4 @@
-package dev.rdmafutures.poller;
+package dev.rdmafutures.internal.poller;
 
 import dev.rdmafutures.IdleStrategy;
 

@@ -6,50 +6,50 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * A connect request being described (NDK's {@code NdkConnect} / {@code NdkConnectWithSharedEndpoint}). Setters
+ * The builder of one outgoing connect (NDK's {@code NdkConnect} / {@code NdkConnectWithSharedEndpoint}). Setters
  * validate their argument at once; {@link #start()} sends the request.
  *
  * <p>Defaults: read limits {@link ReadLimits#DEFAULT}, no private data, an ephemeral local port, and the runtime's
  * connect timeout ({@link RdmaRuntime.Builder#connectTimeout(Duration)}, 10 s unless changed).
  */
-public interface ConnectRequest {
+public interface ConnectBuilder {
     /**
      * The read limits to ask for; each 1..{@link ReadLimits#MAX}, capped by adapter and peer.
      *
      * @throws RdmaException {@link Status#INVALID_PARAMETER} when out of range
      */
-    ConnectRequest withReadLimits(int inbound, int outbound);
+    ConnectBuilder withReadLimits(int inbound, int outbound);
 
     /**
      * Private data sent with the request, copied now. Longer than {@link AdapterInfo#maxConnectPrivateData()} fails
      * the future of {@link #start()} with {@link Status#BUFFER_OVERFLOW}.
      */
-    ConnectRequest withPrivateData(byte[] privateData);
+    ConnectBuilder withPrivateData(byte[] privateData);
 
     /** Connect from this local address; port 0 picks an ephemeral port. Excludes {@link #from(SharedEndpoint)}. */
-    ConnectRequest from(InetSocketAddress localAddress);
+    ConnectBuilder from(InetSocketAddress localAddress);
 
     /** Connect from a shared endpoint's address and port ({@code NdkConnectWithSharedEndpoint}). */
-    ConnectRequest from(SharedEndpoint sharedEndpoint);
+    ConnectBuilder from(SharedEndpoint sharedEndpoint);
 
     /**
      * The deadline for the whole establishment; {@link Status#IO_TIMEOUT} after it.
      *
      * @throws RdmaException {@link Status#INVALID_PARAMETER} unless positive and at most one day
      */
-    ConnectRequest withTimeout(Duration timeout);
+    ConnectBuilder withTimeout(Duration timeout);
 
     /**
      * A callback for when the peer ends the connection (never when we do), run once on the poller or the
      * runtime's completion executor.
      */
-    ConnectRequest onDisconnect(Consumer<DisconnectReason> callback);
+    ConnectBuilder onDisconnect(Consumer<DisconnectReason> callback);
 
     /**
      * Two-phase connect (Network Direct's Connect, then CompleteConnect or Reject): the future of the returned
      * request completes when the peer has accepted, so its private data and limits can be inspected first.
      */
-    DeferredConnectRequest deferCompletion();
+    DeferredConnectBuilder deferCompletion();
 
     /**
      * Sends the request. Every failure, inline or later, surfaces through the future as an {@link RdmaException};

@@ -1,4 +1,4 @@
-package dev.rdmafutures.poller;
+package dev.rdmafutures.internal.poller;
 
 /** The thread a {@link Poller} runs on; its type lets futures detect a blocking call from a poller. */
 public final class PollerThread extends Thread {

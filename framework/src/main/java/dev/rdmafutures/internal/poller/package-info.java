@@ -4,4 +4,4 @@
  *
  * <p>Internal: public only so that providers in other packages can be driven by it. Not API.
  */
-package dev.rdmafutures.poller;
+package dev.rdmafutures.internal.poller;

@@ -1,6 +1,9 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
-import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.internal.poller.PollerProxy;
+import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.WorkCompletion;
 import dev.rdmafutures.spi.WorkRequest;
 import java.util.ArrayDeque;
@@ -11,7 +14,7 @@ import java.util.ArrayDeque;
  * completion, and once the callback has returned it goes back to its connection's {@link Pool}, so a steady stream
  * of operations allocates nothing.
  */
-final class CallbackOperation extends WorkRequest implements WorkCompletion, Runnable {
+final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     private final Pool pool;
     private final Completions completions;
     private final Runnable deliver = this::deliver;
@@ -23,6 +26,14 @@ final class CallbackOperation extends WorkRequest implements WorkCompletion, Run
     private int invalidatedToken;
     private boolean invalidated;
     private RdmaException error;
+    // The request, filled in by set() before each post.
+    private Kind kind;
+    private ProviderRegion local;
+    private int localOffset;
+    private int length;
+    private long remoteAddress;
+    private int remoteToken;
+    private int flags;
 
     private CallbackOperation(Pool pool) {
         this.pool = pool;
@@ -46,6 +57,58 @@ final class CallbackOperation extends WorkRequest implements WorkCompletion, Run
     @Override
     public void run() {
         pool.connection.provider().post(this);
+    }
+
+    /** Fills the request in, before the operation is handed to the poller. */
+    void set(Kind kind, ProviderRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
+             int flags) {
+        this.kind = kind;
+        this.local = local;
+        this.localOffset = localOffset;
+        this.length = length;
+        this.remoteAddress = remoteAddress;
+        this.remoteToken = remoteToken;
+        this.flags = flags;
+    }
+
+    /** Adds flag bits before the post: a batch defers all but its last request. */
+    void addFlags(int bits) {
+        flags |= bits;
+    }
+
+    @Override
+    public Kind kind() {
+        return kind;
+    }
+
+    @Override
+    public ProviderRegion local() {
+        return local;
+    }
+
+    @Override
+    public int localOffset() {
+        return localOffset;
+    }
+
+    @Override
+    public int length() {
+        return length;
+    }
+
+    @Override
+    public long remoteAddress() {
+        return remoteAddress;
+    }
+
+    @Override
+    public int remoteToken() {
+        return remoteToken;
+    }
+
+    @Override
+    public int flags() {
+        return flags;
     }
 
     @Override
@@ -115,10 +178,10 @@ final class CallbackOperation extends WorkRequest implements WorkCompletion, Run
     static final class Pool {
         private static final int MAX_IDLE = 4096;
         private final ConnectionImpl connection;
-        private final PollerContext poller;
+        private final PollerProxy poller;
         private final ArrayDeque<CallbackOperation> idle = new ArrayDeque<>();
 
-        Pool(ConnectionImpl connection, PollerContext poller) {
+        Pool(ConnectionImpl connection, PollerProxy poller) {
             this.connection = connection;
             this.poller = poller;
         }

@@ -1,4 +1,4 @@
-package dev.rdmafutures.poller;
+package dev.rdmafutures.internal.poller;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

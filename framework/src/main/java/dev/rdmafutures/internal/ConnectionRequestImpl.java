@@ -1,5 +1,14 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.ConnectionData;
+import dev.rdmafutures.ConnectionRequest;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.ReadLimits;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.internal.poller.Poller;
+import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.EstablishEvents;
 import dev.rdmafutures.spi.IncomingRequest;
 import dev.rdmafutures.spi.ProviderConnection;
@@ -11,16 +20,23 @@ import java.util.function.Consumer;
 
 /** An incoming request handed to the user; its answer is carried out on the poller that owns the request. */
 final class ConnectionRequestImpl implements ConnectionRequest {
-    private final RdmaRuntime runtime;
+    private final RuntimeOwner runtime;
     private final IncomingRequest request;
+    /** The poller that owns the request: the one the provider reported it on. */
+    private final PollerProxy poller;
     private final AtomicBoolean answered = new AtomicBoolean();
     private ReadLimits readLimits = ReadLimits.DEFAULT;
     private byte[] privateData = new byte[0];
     private Consumer<DisconnectReason> onDisconnect;
 
-    ConnectionRequestImpl(RdmaRuntime runtime, IncomingRequest request) {
+    ConnectionRequestImpl(RuntimeOwner runtime, IncomingRequest request) {
         this.runtime = runtime;
         this.request = request;
+        this.poller = ((Poller) request.poller()).proxy(); // providers report on the poller context we gave them
+    }
+
+    PollerProxy poller() {
+        return poller;
     }
 
     IncomingRequest incoming() {
@@ -74,11 +90,11 @@ final class ConnectionRequestImpl implements ConnectionRequest {
         if (!answered.compareAndSet(false, true)) {
             return RdmaFuture.failed(alreadyAnswered());
         }
-        RdmaFuture<RdmaConnection> future = new RdmaFuture<>();
-        ConnectionImpl connection = new ConnectionImpl(runtime, request.poller(), onDisconnect, null);
+        RdmaFuture<RdmaConnection> future = runtime.newFuture();
+        ConnectionImpl connection = new ConnectionImpl(runtime, poller, onDisconnect, null);
         byte[] pd = privateData;
         ReadLimits limits = readLimits;
-        boolean queued = request.poller().execute(() -> request.accept(limits, pd, connection, new EstablishEvents() {
+        poller.submit("accept", () -> request.accept(limits, pd, connection, new EstablishEvents() {
             @Override
             public void onEstablished(ProviderConnection providerConnection, ConnectionData data) {
                 connection.established(providerConnection, data);
@@ -89,10 +105,7 @@ final class ConnectionRequestImpl implements ConnectionRequest {
             public void onFailed(RdmaException error) {
                 runtime.completions().fail(future, error);
             }
-        }));
-        if (!queued) {
-            future.completeExceptionally(Validation.closed("accept"));
-        }
+        }), future, Status.INVALID_DEVICE_STATE, null);
         return future;
     }
 
@@ -106,24 +119,21 @@ final class ConnectionRequestImpl implements ConnectionRequest {
         if (!answered.compareAndSet(false, true)) {
             return RdmaFuture.failed(alreadyAnswered());
         }
-        RdmaFuture<Void> future = new RdmaFuture<>();
-        boolean queued = request.poller().execute(() -> request.reject(pd, error -> {
+        RdmaFuture<Void> future = runtime.newFuture();
+        poller.submit("reject", () -> request.reject(pd, error -> {
             if (error == null) {
                 runtime.completions().deliver(future, null);
             } else {
                 runtime.completions().fail(future, error);
             }
-        }));
-        if (!queued) {
-            future.completeExceptionally(Validation.closed("reject"));
-        }
+        }), future, Status.INVALID_DEVICE_STATE, null);
         return future;
     }
 
     /** Rejects without private data on behalf of the framework (backlog full, listener closed, handler failed). */
     void refuse() {
         if (answered.compareAndSet(false, true)) {
-            request.poller().execute(() -> request.reject(new byte[0], error -> { }));
+            poller.endSubject("refuse", this, () -> request.reject(new byte[0], error -> { }));
         }
     }
 

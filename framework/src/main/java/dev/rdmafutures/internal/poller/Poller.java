@@ -1,4 +1,4 @@
-package dev.rdmafutures.poller;
+package dev.rdmafutures.internal.poller;
 
 import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.spi.Cancellable;
@@ -36,28 +36,36 @@ public final class Poller implements PollerContext {
     private final Idler idler;
     /** The thread of a threaded poller; null when the application drives it with {@link #invoke()}. */
     private final PollerThread thread;
-    /** The one thread that owns the event loop: the poller thread, or the first thread to {@link #invoke()}. */
+    /** The one thread that owns the event loop: the poller thread, or the invoked poller's current owner. */
     private volatile Thread owner;
     private final CountDownLatch stopped = new CountDownLatch(1);
-    private EventLoop loop;
+    private final EventLoop loop;
+    private final PollerProxy proxy;
     private volatile boolean sleeping;
     private volatile boolean running = true;
     private volatile boolean accepting = true;
     private final AtomicInteger submitting = new AtomicInteger();
 
     /**
-     * Creates a poller; {@code loopFactory} is called once, here, to create the event loop it will own. A threaded
-     * poller runs on its own thread from {@link #start()}; an invoked one (Agrona's AgentInvoker) does one duty
-     * cycle per {@link #invoke()} on the application thread that calls it, always the same thread.
+     * Creates a poller; {@code loopFactory} is called once, here, to create the event loop it will own. With
+     * {@code invokedBy} null the poller runs on a thread of its own from {@link #start()}; otherwise it is invoked
+     * (Agrona's AgentInvoker): that thread, its owner, runs one duty cycle per {@link #invoke()}, until it hands the
+     * poller over with {@link #handOver(Thread)}.
      */
     public Poller(String name, IdleStrategy idleStrategy, DutyCycleErrors errors,
-                  Function<PollerContext, EventLoop> loopFactory, boolean threaded) {
+                  Function<PollerContext, EventLoop> loopFactory, Thread invokedBy) {
         this.name = name;
         this.errors = errors;
         this.idler = Idler.of(idleStrategy, this::block);
+        this.thread = invokedBy == null ? new PollerThread(this::run, name) : null;
+        this.owner = invokedBy == null ? thread : invokedBy;
         this.loop = loopFactory.apply(this);
-        this.thread = threaded ? new PollerThread(this::run, name) : null;
-        this.owner = thread;
+        this.proxy = new PollerProxy(this);
+    }
+
+    /** The typed commands other threads hand this poller. */
+    public PollerProxy proxy() {
+        return proxy;
     }
 
     /** Starts the thread of a threaded poller. */
@@ -68,22 +76,49 @@ public final class Poller implements PollerContext {
     }
 
     /**
-     * Runs one duty cycle on the calling thread (invoked pollers only); returns the work done. The first caller
-     * becomes the owner; any other thread is refused, because the event loop is confined to one thread.
+     * Runs one duty cycle on the calling thread (invoked pollers only); returns the work done. Only the owner may:
+     * the event loop is confined to one thread.
+     *
+     * @throws IllegalStateException naming the owner, on any other thread
      */
     public int invoke() {
-        Thread caller = Thread.currentThread();
-        if (owner != caller) {
-            if (thread != null || owner != null) {
-                throw new IllegalStateException("poller " + name + " is driven by "
-                        + (owner == null ? "its own thread" : owner.getName()) + ", not " + caller.getName());
-            }
-            owner = caller;
+        if (Thread.currentThread() != owner) {
+            throw notOwner();
         }
         if (!running) {
             return 0;
         }
         return doWork();
+    }
+
+    /**
+     * Makes {@code next} the owner of an invoked poller. Only the owner may hand it over; from this call on the old
+     * owner's duty cycles are refused and {@code next}'s run (the volatile write publishes everything the old owner
+     * did, its own command queue included).
+     *
+     * @throws IllegalStateException on a threaded poller, or from a thread that is not the owner
+     */
+    public void handOver(Thread next) {
+        if (thread != null) {
+            throw new IllegalStateException("poller " + name + " runs on its own thread; only an invoked poller is "
+                    + "handed over");
+        }
+        if (Thread.currentThread() != owner) {
+            throw notOwner();
+        }
+        owner = next;
+    }
+
+    /** The thread that drives this poller: its own thread, or the owner of an invoked poller. */
+    public Thread owner() {
+        return owner;
+    }
+
+    private IllegalStateException notOwner() {
+        Thread current = owner;
+        return new IllegalStateException("poller " + name + " is driven by thread '" + current.getName()
+                + "', not '" + Thread.currentThread().getName() + "'"
+                + (thread == null ? "; its owner hands it over with RdmaRuntime.handOver(thread)" : ""));
     }
 
     /** The event loop this poller owns. Touch it only from {@link #execute(Runnable)} tasks. */

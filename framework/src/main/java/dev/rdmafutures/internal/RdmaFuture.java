@@ -1,6 +1,7 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
-import dev.rdmafutures.poller.PollerThread;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.internal.poller.PollerThread;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -10,16 +11,24 @@ import java.util.concurrent.TimeoutException;
  * The futures RdmaFutures returns, and every stage derived from them: a {@link CompletableFuture} whose blocking
  * calls fail at once on a poller thread instead of deadlocking it (the poller is what would complete them).
  */
-sealed class RdmaFuture<T> extends CompletableFuture<T> permits OperationFuture {
-    static <T> RdmaFuture<T> failed(RdmaException error) {
-        RdmaFuture<T> f = new RdmaFuture<>();
+public sealed class RdmaFuture<T> extends CompletableFuture<T> permits OperationFuture {
+    /** What the owner thread of an application-driven runtime polls while it waits; null with poller threads. */
+    private final Driver driver;
+
+    RdmaFuture(Driver driver) {
+        this.driver = driver;
+    }
+
+    /** A future already failed with {@code error}. */
+    public static <T> RdmaFuture<T> failed(RdmaException error) {
+        RdmaFuture<T> f = new RdmaFuture<>(null);
         f.completeExceptionally(error);
         return f;
     }
 
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
-        return new RdmaFuture<>();
+        return new RdmaFuture<>(driver); // dependent stages wait the same way
     }
 
     @Override
@@ -43,14 +52,14 @@ sealed class RdmaFuture<T> extends CompletableFuture<T> permits OperationFuture 
         return super.join();
     }
 
-    /** On a thread that drives runtimes itself ({@code pollerThreads(0)}), waiting means polling them. */
+    /** On the owner thread of an application-driven runtime ({@code pollerThreads(0)}), waiting means polling it. */
     private void driveUntilDone(long deadlineNanos) {
-        Runnable drive = Invokers.current();
-        if (drive == null) {
-            return;
+        Driver d = driver;
+        if (d == null || !d.ownedByCurrentThread()) {
+            return; // poller threads, or the owner thread, complete it
         }
         while (!isDone() && (deadlineNanos == Long.MAX_VALUE || System.nanoTime() - deadlineNanos < 0)) {
-            drive.run();
+            d.driveOnce();
         }
     }
 

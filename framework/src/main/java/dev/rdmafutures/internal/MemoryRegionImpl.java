@@ -1,5 +1,8 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.Access;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.spi.ProviderRegion;
 import java.nio.ByteBuffer;
 import java.util.Set;
@@ -9,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A registered region: the provider's registration plus a count of operations using it, so that a cache can
  * retire it without ever deregistering under a running operation.
  */
-final class MemoryRegionImpl implements MemoryRegion {
-    private final RdmaRuntime owner;
+public final class MemoryRegionImpl implements MemoryRegion {
+    private final RuntimeOwner owner;
     private final ProviderRegion region;
     private final AtomicInteger inUse = new AtomicInteger();
     private final RemoteBuffer remote;
@@ -18,7 +21,7 @@ final class MemoryRegionImpl implements MemoryRegion {
     private final boolean localWrite;
     private volatile boolean retiring;
 
-    MemoryRegionImpl(RdmaRuntime owner, ProviderRegion region) {
+    MemoryRegionImpl(RuntimeOwner owner, ProviderRegion region) {
         this.owner = owner;
         this.region = region;
         this.remote = new RemoteBuffer(region.remoteBase(), region.length(), region.token());
@@ -34,7 +37,7 @@ final class MemoryRegionImpl implements MemoryRegion {
         return region;
     }
 
-    boolean belongsTo(RdmaRuntime runtime) {
+    boolean belongsTo(RuntimeOwner runtime) {
         return owner == runtime;
     }
 
@@ -81,21 +84,17 @@ final class MemoryRegionImpl implements MemoryRegion {
     }
 
     /** Deregisters now if idle, otherwise when the last operation using it completes. */
-    void retire() {
+    public void retire() {
         retiring = true;
         if (inUse.get() == 0) {
             deregister();
         }
     }
 
-    int operationsInFlight() {
-        return inUse.get();
-    }
-
     @Override
     public void deregister() {
         region.invalidate();
-        owner.forget(this);
+        owner.untrack(this);
     }
 
     @Override

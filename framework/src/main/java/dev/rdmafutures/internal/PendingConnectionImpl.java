@@ -1,5 +1,10 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.ConnectionData;
+import dev.rdmafutures.PendingConnection;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.PendingHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -10,12 +15,13 @@ final class PendingConnectionImpl implements PendingConnection {
     private final PendingHandle handle;
     private final ConnectionData data;
     private final AtomicBoolean decided = new AtomicBoolean();
-    private final RdmaFuture<Void> rejected = new RdmaFuture<>();
+    private final RdmaFuture<Void> rejected;
 
     PendingConnectionImpl(ActiveConnect connect, PendingHandle handle, ConnectionData data) {
         this.connect = connect;
         this.handle = handle;
         this.data = data;
+        this.rejected = connect.owner().newFuture();
     }
 
     @Override
@@ -28,10 +34,9 @@ final class PendingConnectionImpl implements PendingConnection {
         if (!decided.compareAndSet(false, true)) {
             return RdmaFuture.failed(alreadyDecided());
         }
-        if (!connect.poller().execute(handle::complete)) {
-            return RdmaFuture.failed(Validation.closed("complete"));
-        }
-        return connect.establishedFuture();
+        RdmaFuture<RdmaConnection> established = connect.establishedFuture();
+        connect.poller().submit("complete", handle::complete, established, Status.INVALID_DEVICE_STATE, null);
+        return established;
     }
 
     @Override
@@ -39,7 +44,7 @@ final class PendingConnectionImpl implements PendingConnection {
         if (!decided.compareAndSet(false, true)) {
             return RdmaFuture.failed(alreadyDecided());
         }
-        if (!connect.poller().execute(() -> {
+        if (!connect.poller().endSubject("reject", this, () -> {
             handle.reject();
             rejected.complete(null);
         })) {

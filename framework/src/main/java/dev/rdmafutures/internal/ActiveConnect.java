@@ -1,6 +1,12 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
-import dev.rdmafutures.poller.Poller;
+import dev.rdmafutures.ConnectionData;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.PendingConnection;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.Cancellable;
 import dev.rdmafutures.spi.ConnectAttempt;
 import dev.rdmafutures.spi.ConnectEvents;
@@ -9,8 +15,8 @@ import dev.rdmafutures.spi.PendingHandle;
 import dev.rdmafutures.spi.ProviderConnection;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -19,30 +25,31 @@ import java.util.function.Consumer;
  * the poller that drives the attempt.
  */
 final class ActiveConnect implements ConnectEvents {
-    private final RdmaRuntime runtime;
-    private final Poller poller;
+    private final RuntimeOwner runtime;
+    private final PollerProxy poller;
     private final ConnectSpec spec;
     private final Duration timeout;
     private final SharedEndpointImpl shared;
     private final ConnectionImpl connection;
-    private final RdmaFuture<RdmaConnection> established = new RdmaFuture<>();
+    private final RdmaFuture<RdmaConnection> established;
     private final RdmaFuture<PendingConnection> accepted;
     private ConnectAttempt attempt;
     private Cancellable deadline;
 
-    private ActiveConnect(RdmaRuntime runtime, Poller poller, ConnectSpec spec, Duration timeout,
+    private ActiveConnect(RuntimeOwner runtime, PollerProxy poller, ConnectSpec spec, Duration timeout,
                           SharedEndpointImpl shared, Consumer<DisconnectReason> onDisconnect) {
         this.runtime = runtime;
         this.poller = poller;
         this.spec = spec;
         this.timeout = timeout;
         this.shared = shared;
-        this.accepted = spec.twoPhase() ? new RdmaFuture<>() : null;
+        this.established = runtime.newFuture();
+        this.accepted = spec.twoPhase() ? runtime.newFuture() : null;
         this.connection = new ConnectionImpl(runtime, poller, onDisconnect, this::releaseDestination);
     }
 
     /** Starts an attempt on the next poller; returns the future the caller waits on (one- or two-phase). */
-    static CompletableFuture<?> start(RdmaRuntime runtime, ConnectSpec spec, Duration timeout,
+    static CompletableFuture<?> start(RuntimeOwner runtime, ConnectSpec spec, Duration timeout,
                                       SharedEndpointImpl shared, Consumer<DisconnectReason> onDisconnect) {
         if (shared != null) {
             RdmaException refused = shared.reserve(spec.destination());
@@ -54,24 +61,23 @@ final class ActiveConnect implements ConnectEvents {
         CompletableFuture<?> handedOut = c.accepted != null ? c.accepted : c.established;
         handedOut.whenComplete((v, e) -> {
             if (e instanceof CancellationException) {
-                c.poller.execute(() -> c.abort(new RdmaException(Status.CANCELED, "connect was cancelled")));
+                c.poller.endSubject("cancel", c, () -> c.abort(new RdmaException(Status.CANCELED,
+                        "connect was cancelled")));
             }
         });
-        if (!c.poller.execute(c::begin)) {
-            c.releaseDestination();
-            handedOut.completeExceptionally(Validation.closed("connect"));
-        }
+        c.poller.submit("connect", c::begin, handedOut, Status.INVALID_DEVICE_STATE, c::releaseDestination);
         return handedOut;
     }
 
+    /** On the poller: arms the deadline and hands the attempt to the event loop. */
     private void begin() {
         if ((accepted != null ? accepted : established).isDone()) {
             releaseDestination(); // cancelled before it started
             return;
         }
-        deadline = poller.schedule(timeout, () -> abort(new RdmaException(Status.IO_TIMEOUT,
+        deadline = poller.poller().schedule(timeout, () -> abort(new RdmaException(Status.IO_TIMEOUT,
                 "connection to " + spec.destination() + " not established within " + timeout)));
-        attempt = poller.eventLoop().connect(spec, connection, this);
+        attempt = poller.poller().eventLoop().connect(spec, connection, this);
     }
 
     private void abort(RdmaException reason) {
@@ -84,10 +90,11 @@ final class ActiveConnect implements ConnectEvents {
     public void onAccepted(PendingHandle pending, ConnectionData data) {
         cancelDeadline();
         PendingConnectionImpl p = new PendingConnectionImpl(this, pending, data);
-        deadline = poller.schedule(timeout, () -> p.expire(new RdmaException(Status.IO_TIMEOUT,
+        deadline = poller.poller().schedule(timeout, () -> p.expire(new RdmaException(Status.IO_TIMEOUT,
                 "pending connection to " + spec.destination() + " was neither completed nor rejected within "
                         + timeout)));
-        runtime.completions().deliver(accepted, p, unwanted -> poller.execute(pending::reject));
+        runtime.completions().deliver(accepted, p,
+                unwanted -> poller.endSubject("reject an unwanted pending connection", p, pending::reject));
     }
 
     @Override
@@ -120,8 +127,12 @@ final class ActiveConnect implements ConnectEvents {
         }
     }
 
-    Poller poller() {
+    PollerProxy poller() {
         return poller;
+    }
+
+    RuntimeOwner owner() {
+        return runtime;
     }
 
     RdmaFuture<RdmaConnection> establishedFuture() {
@@ -130,5 +141,10 @@ final class ActiveConnect implements ConnectEvents {
 
     InetSocketAddress destination() {
         return spec.destination();
+    }
+
+    @Override
+    public String toString() {
+        return "connect to " + spec.destination();
     }
 }

@@ -1,5 +1,14 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.ConnectBuilder;
+import dev.rdmafutures.DeferredConnectBuilder;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.PendingConnection;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.ReadLimits;
+import dev.rdmafutures.SharedEndpoint;
+import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.ConnectSpec;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -9,8 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /** The connect-request builder; single use: a second {@code start()} fails with CONNECTION_ACTIVE. */
-final class ConnectRequestImpl implements ConnectRequest {
-    private final RdmaRuntime runtime;
+final class ConnectBuilderImpl implements ConnectBuilder {
+    private final RuntimeOwner runtime;
     private final InetSocketAddress destination;
     private final AtomicBoolean started = new AtomicBoolean();
     private ReadLimits readLimits = ReadLimits.DEFAULT;
@@ -21,33 +30,33 @@ final class ConnectRequestImpl implements ConnectRequest {
     private Consumer<DisconnectReason> onDisconnect;
     private boolean twoPhase;
 
-    ConnectRequestImpl(RdmaRuntime runtime, InetSocketAddress destination) {
+    ConnectBuilderImpl(RuntimeOwner runtime, InetSocketAddress destination) {
         this.runtime = runtime;
         this.destination = Validation.destination(destination);
         this.timeout = runtime.connectTimeout();
     }
 
     @Override
-    public ConnectRequest withReadLimits(int inbound, int outbound) {
+    public ConnectBuilder withReadLimits(int inbound, int outbound) {
         this.readLimits = ReadLimits.requested(inbound, outbound);
         return this;
     }
 
     @Override
-    public ConnectRequest withPrivateData(byte[] data) {
+    public ConnectBuilder withPrivateData(byte[] data) {
         this.privateData = Validation.privateData(data);
         return this;
     }
 
     @Override
-    public ConnectRequest from(InetSocketAddress local) {
+    public ConnectBuilder from(InetSocketAddress local) {
         this.localAddress = Validation.local(local, "localAddress");
         this.shared = null;
         return this;
     }
 
     @Override
-    public ConnectRequest from(SharedEndpoint sharedEndpoint) {
+    public ConnectBuilder from(SharedEndpoint sharedEndpoint) {
         Objects.requireNonNull(sharedEndpoint, "sharedEndpoint");
         if (!(sharedEndpoint instanceof SharedEndpointImpl impl) || !impl.belongsTo(runtime)) {
             throw new RdmaException(Status.INVALID_PARAMETER, "shared endpoint " + sharedEndpoint
@@ -59,19 +68,19 @@ final class ConnectRequestImpl implements ConnectRequest {
     }
 
     @Override
-    public ConnectRequest withTimeout(Duration connectTimeout) {
+    public ConnectBuilder withTimeout(Duration connectTimeout) {
         this.timeout = Validation.timeout(connectTimeout, "connect timeout");
         return this;
     }
 
     @Override
-    public ConnectRequest onDisconnect(Consumer<DisconnectReason> callback) {
+    public ConnectBuilder onDisconnect(Consumer<DisconnectReason> callback) {
         this.onDisconnect = Objects.requireNonNull(callback, "callback");
         return this;
     }
 
     @Override
-    public DeferredConnectRequest deferCompletion() {
+    public DeferredConnectBuilder deferCompletion() {
         this.twoPhase = true;
         return this::startDeferred;
     }
@@ -80,7 +89,7 @@ final class ConnectRequestImpl implements ConnectRequest {
     @SuppressWarnings("unchecked")
     public CompletableFuture<RdmaConnection> start() {
         if (twoPhase) {
-            throw new IllegalStateException("deferCompletion() was called: start() of the DeferredConnectRequest "
+            throw new IllegalStateException("deferCompletion() was called: start() of the DeferredConnectBuilder "
                     + "it returned gives the PendingConnection");
         }
         return (CompletableFuture<RdmaConnection>) launch();

@@ -1,5 +1,8 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.SharedEndpoint;
+import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.SharedAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
@@ -7,16 +10,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** A shared endpoint: the provider's reserved address plus the destinations connected or connecting from it. */
 final class SharedEndpointImpl implements SharedEndpoint {
-    private final RdmaRuntime owner;
+    private final RuntimeOwner owner;
     private final SharedAddress address;
     private final Set<InetSocketAddress> destinations = ConcurrentHashMap.newKeySet();
-    private final Runnable onClose;
     private volatile boolean closed;
 
-    SharedEndpointImpl(RdmaRuntime owner, SharedAddress address, Runnable onClose) {
+    SharedEndpointImpl(RuntimeOwner owner, SharedAddress address) {
         this.owner = owner;
         this.address = address;
-        this.onClose = onClose;
     }
 
     @Override
@@ -36,7 +37,7 @@ final class SharedEndpointImpl implements SharedEndpoint {
         return null;
     }
 
-    boolean belongsTo(RdmaRuntime runtime) {
+    boolean belongsTo(RuntimeOwner runtime) {
         return owner == runtime;
     }
 
@@ -53,7 +54,7 @@ final class SharedEndpointImpl implements SharedEndpoint {
         if (!closed) {
             closed = true;
             address.close();
-            onClose.run();
+            owner.untrack(this);
         }
     }
 

@@ -1,18 +1,21 @@
-package dev.rdmafutures;
+package dev.rdmafutures.internal;
 
+import dev.rdmafutures.Access;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Objects;
 
 /** Argument checks shared by the API's builders: each failure is an {@link RdmaException} that names the fix. */
-final class Validation {
-    static final Duration MAX_TIMEOUT = Duration.ofDays(1);
+public final class Validation {
+    public static final Duration MAX_TIMEOUT = Duration.ofDays(1);
 
     private Validation() {
     }
 
-    static InetSocketAddress destination(InetSocketAddress address) {
+    public static InetSocketAddress destination(InetSocketAddress address) {
         Objects.requireNonNull(address, "destination");
         resolved(address, "destination");
         if (address.getPort() == 0) {
@@ -21,7 +24,7 @@ final class Validation {
         return address;
     }
 
-    static InetSocketAddress local(InetSocketAddress address, String what) {
+    public static InetSocketAddress local(InetSocketAddress address, String what) {
         Objects.requireNonNull(address, what);
         return resolved(address, what);
     }
@@ -34,7 +37,7 @@ final class Validation {
         return address;
     }
 
-    static Duration timeout(Duration timeout, String what) {
+    public static Duration timeout(Duration timeout, String what) {
         Objects.requireNonNull(timeout, what);
         if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_TIMEOUT) > 0) {
             throw new RdmaException(Status.INVALID_PARAMETER, what + " must be positive and at most a day: " + timeout);
@@ -42,12 +45,12 @@ final class Validation {
         return timeout;
     }
 
-    static byte[] privateData(byte[] data) {
+    public static byte[] privateData(byte[] data) {
         return Objects.requireNonNull(data, "privateData (use an empty array for none)").clone();
     }
 
     /** The rights named, as a set; null arrays and elements are refused. */
-    static EnumSet<Access> accessRights(Access[] access) {
+    public static EnumSet<Access> accessRights(Access[] access) {
         EnumSet<Access> rights = EnumSet.noneOf(Access.class);
         for (Access a : Objects.requireNonNull(access, "access")) {
             rights.add(Objects.requireNonNull(a, "access"));
@@ -55,12 +58,12 @@ final class Validation {
         return rights;
     }
 
-    static RdmaException overflow(String phase, int length, int max) {
+    public static RdmaException overflow(String phase, int length, int max) {
         return new RdmaException(Status.BUFFER_OVERFLOW,
                 phase + " private data is " + length + " bytes; this adapter carries at most " + max);
     }
 
-    static RdmaException closed(String what) {
+    public static RdmaException closed(String what) {
         return new RdmaException(Status.INVALID_DEVICE_STATE, what + ": the runtime is closed");
     }
 }

@@ -1,0 +1,276 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RdmaConnector;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.SharedEndpoint;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.internal.poller.DutyCycleErrors;
+import dev.rdmafutures.internal.poller.Poller;
+import dev.rdmafutures.internal.poller.PollerProxy;
+import dev.rdmafutures.spi.BoundListener;
+import dev.rdmafutures.spi.ProviderConfig;
+import dev.rdmafutures.spi.ProviderDevice;
+import dev.rdmafutures.spi.RdmaProvider;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What stands behind {@code RdmaRuntime}: one provider device, its pollers, and the resources (listeners, shared
+ * endpoints, regions) to release at close. Its parts see it only as a {@link RuntimeOwner}.
+ *
+ * <p>An application-driven runtime ({@code pollerThreads(0)}) has exactly one owner thread at a time: the thread
+ * that built it, until the owner hands it over with {@link #handOver(Thread)}. Only the owner polls; its waits on
+ * the runtime's futures poll too ({@link Driver}); any other thread's poll is refused with the owner's name.
+ */
+public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
+
+    private final String providerName;
+    private final ProviderDevice device;
+    private final AdapterInfo adapterInfo;
+    private final DutyCycleErrors errors = new DutyCycleErrors();
+    private final Completions completions;
+    private final List<Poller> pollers = new ArrayList<>();
+    private final AtomicInteger nextPoller = new AtomicInteger();
+    private final Duration connectTimeout;
+    private final Duration closeTimeout;
+    private final int listenBacklog;
+    private final RdmaConnector connector = new ConnectorImpl(this);
+    /** Listeners, shared endpoints and regions still open: closed with the runtime. */
+    private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
+    private final boolean invoked;
+    private volatile boolean closed;
+
+    /** Opens {@code provider} and starts the pollers; the calling thread owns an application-driven runtime. */
+    public RuntimeCore(RuntimeSettings settings, RdmaProvider provider) {
+        this.providerName = provider.name();
+        this.connectTimeout = settings.connectTimeout();
+        this.closeTimeout = settings.disconnectTimeout().plusSeconds(5);
+        this.listenBacklog = settings.listenBacklog();
+        this.completions = new Completions(settings.completionExecutor(), errors);
+        this.device = provider.open(new ProviderConfig(settings.providerOptions(), settings.handshakeTimeout(),
+                settings.disconnectTimeout()));
+        this.adapterInfo = device.adapterInfo();
+        this.invoked = settings.pollerThreads() == 0;
+        Thread owner = invoked ? Thread.currentThread() : null;
+        for (int i = 0; i < Math.max(1, settings.pollerThreads()); i++) {
+            pollers.add(new Poller(settings.threadNamePrefix() + "-" + i, settings.idleStrategy(), errors,
+                    device::newEventLoop, owner));
+        }
+        pollers.forEach(Poller::start);
+        LOG.info("RdmaFutures runtime started: {}, {} poller(s){}, {} idle strategy", adapterInfo,
+                settings.pollerThreads(), invoked ? " (driven by thread '" + owner.getName() + "')" : "",
+                settings.idleStrategy());
+    }
+
+    /** The provider's name. */
+    public String providerName() {
+        return providerName;
+    }
+
+    @Override
+    public AdapterInfo adapterInfo() {
+        return adapterInfo;
+    }
+
+    /** The connector for outgoing connections. */
+    public RdmaConnector connector() {
+        return connector;
+    }
+
+    /** Binds, then listens on the next poller. */
+    public RdmaListener listen(InetSocketAddress address) {
+        Validation.local(address, "listen address");
+        if (closed) {
+            throw Validation.closed("listen");
+        }
+        BoundListener bound = device.bindListener(address, listenBacklog);
+        ListenerImpl listener = new ListenerImpl(this, bound, listenBacklog);
+        resources.add(listener);
+        try {
+            nextPoller().listen(bound, listener);
+        } catch (RdmaException refused) {
+            listener.close();
+            throw refused;
+        }
+        return listener;
+    }
+
+    /** Reserves a shared local endpoint. */
+    public SharedEndpoint sharedEndpoint(InetSocketAddress local) {
+        Validation.local(local, "shared endpoint address");
+        if (closed) {
+            throw Validation.closed("sharedEndpoint");
+        }
+        SharedEndpointImpl shared = new SharedEndpointImpl(this, device.reserveSharedAddress(local));
+        resources.add(shared);
+        return shared;
+    }
+
+    /** Registers {@code buffer}'s bytes from position to limit. */
+    public MemoryRegion register(ByteBuffer buffer, Access... access) {
+        Objects.requireNonNull(buffer, "buffer");
+        EnumSet<Access> rights = Validation.accessRights(access);
+        if (!buffer.hasRemaining()) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "cannot register an empty buffer");
+        }
+        if (buffer.isReadOnly() && (rights.contains(Access.LOCAL_WRITE) || rights.contains(Access.REMOTE_WRITE))) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "a read-only buffer cannot be registered for writing");
+        }
+        if (closed) {
+            throw Validation.closed("register");
+        }
+        MemoryRegionImpl region = new MemoryRegionImpl(this, device.register(buffer.slice(), rights));
+        resources.add(region);
+        return region;
+    }
+
+    /**
+     * One duty cycle of every poller, on the owner thread of an application-driven runtime.
+     *
+     * @throws IllegalStateException when the runtime has poller threads, or the caller is not its owner
+     */
+    public int poll() {
+        if (!invoked) {
+            throw new IllegalStateException("this runtime has poller threads; poll() is for pollerThreads(0)");
+        }
+        int work = 0;
+        // By index: an iterator per call is garbage in every spin of a wait unless C2 has compiled this away.
+        for (int i = 0; i < pollers.size(); i++) {
+            work += pollers.get(i).invoke(); // each refuses any thread but the owner, naming it
+        }
+        return work;
+    }
+
+    /**
+     * Makes {@code next} the owner of this application-driven runtime; called by the current owner.
+     *
+     * @throws IllegalStateException when the runtime has poller threads, or the caller is not its owner
+     */
+    public void handOver(Thread next) {
+        Objects.requireNonNull(next, "next owner");
+        if (!invoked) {
+            throw new IllegalStateException("this runtime has poller threads; only a pollerThreads(0) runtime has an "
+                    + "owner to hand over");
+        }
+        for (Poller p : pollers) {
+            p.handOver(next);
+        }
+        LOG.debug("runtime on {} handed over to thread '{}'", providerName, next.getName());
+    }
+
+    /** The owner thread of an application-driven runtime; null when poller threads drive it. */
+    public Thread owner() {
+        return invoked ? pollers.get(0).owner() : null;
+    }
+
+    @Override
+    public boolean ownedByCurrentThread() {
+        return pollers.get(0).owner() == Thread.currentThread();
+    }
+
+    @Override
+    public void driveOnce() {
+        if (poll() == 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** How many errors the pollers contained. */
+    public long pollerErrorCount() {
+        return errors.total();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Closes listeners and shared endpoints, ends every connection and fails what is pending (the event loops'
+     * close), then deregisters regions and releases the device. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (AutoCloseable r : new ArrayList<>(resources)) {
+            if (!(r instanceof MemoryRegionImpl)) {
+                closeGuarded(r);
+            }
+        }
+        boolean allStopped = true;
+        for (Poller p : pollers) {
+            allStopped &= p.close(closeTimeout) || p.inPollerThread();
+        }
+        // Regions last: an operation posted while the runtime closed fails as CONNECTION_INVALID, never as a
+        // region that vanished under it.
+        new ArrayList<>(resources).forEach(this::closeGuarded);
+        device.close();
+        if (!allStopped) {
+            LOG.warn("a poller of the {} runtime did not stop within {}", providerName, closeTimeout);
+        }
+        LOG.info("RdmaFutures runtime on {} closed", providerName);
+    }
+
+    private void closeGuarded(AutoCloseable resource) {
+        try {
+            resource.close();
+        } catch (Exception e) {
+            errors.record("close " + resource, e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- RuntimeOwner
+
+    @Override
+    public PollerProxy nextPoller() {
+        return pollers.get(Math.floorMod(nextPoller.getAndIncrement(), pollers.size())).proxy();
+    }
+
+    @Override
+    public Completions completions() {
+        return completions;
+    }
+
+    @Override
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    @Override
+    public <T> RdmaFuture<T> newFuture() {
+        return new RdmaFuture<>(driver());
+    }
+
+    @Override
+    public Driver driver() {
+        return invoked ? this : null;
+    }
+
+    @Override
+    public void untrack(Object resource) {
+        resources.remove(resource);
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaRuntime[" + providerName + (closed ? ", closed" : "") + "]";
+    }
+}

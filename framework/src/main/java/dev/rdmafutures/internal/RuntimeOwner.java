@@ -1,0 +1,35 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.internal.poller.PollerProxy;
+import java.time.Duration;
+
+/**
+ * What a runtime's parts (connections, listeners, regions, shared endpoints) need of the runtime that owns them:
+ * this narrow view, never the runtime itself.
+ */
+interface RuntimeOwner {
+    /** The adapter's capabilities. */
+    AdapterInfo adapterInfo();
+
+    /** Where futures complete and callbacks run. */
+    Completions completions();
+
+    /** The poller the next connection or listener goes to, round robin. */
+    PollerProxy nextPoller();
+
+    /** The default connect deadline. */
+    Duration connectTimeout();
+
+    /** Whether the runtime was closed. */
+    boolean isClosed();
+
+    /** A new incomplete future that waits the way this runtime's futures wait. */
+    <T> RdmaFuture<T> newFuture();
+
+    /** What a waiting owner thread polls, or null when poller threads complete the futures. */
+    Driver driver();
+
+    /** The runtime stops tracking {@code resource}: it closed, or was deregistered, on its own. */
+    void untrack(Object resource);
+}

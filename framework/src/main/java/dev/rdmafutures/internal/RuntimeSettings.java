@@ -1,0 +1,28 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.IdleStrategy;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Executor;
+
+/**
+ * A runtime's validated settings, as the public builder collected them.
+ *
+ * @param pollerThreads      poller threads; 0 for an application-driven runtime owned by the building thread
+ * @param idleStrategy       how pollers wait when idle
+ * @param completionExecutor where futures complete, or null for the poller thread
+ * @param connectTimeout     the default connect deadline
+ * @param handshakeTimeout   the passive side's handshake deadline
+ * @param disconnectTimeout  how long a graceful disconnect waits for the peer
+ * @param listenBacklog      requests a listener queues
+ * @param threadNamePrefix   the prefix of poller thread names
+ * @param providerOptions    provider-specific options
+ */
+public record RuntimeSettings(int pollerThreads, IdleStrategy idleStrategy, Executor completionExecutor,
+                              Duration connectTimeout, Duration handshakeTimeout, Duration disconnectTimeout,
+                              int listenBacklog, String threadNamePrefix, Map<String, String> providerOptions) {
+    /** Copies the options. */
+    public RuntimeSettings {
+        providerOptions = Map.copyOf(providerOptions);
+    }
+}
