@@ -10,10 +10,14 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,5 +75,60 @@ class InvokedRuntimeTest {
         assertThatThrownBy(() -> other.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(IllegalStateException.class);
         assertThatThrownBy(server::poll).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void theOwnerHandsTheRuntimeToAnotherThreadDeliberately() throws Exception {
+        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        listener.onRequest(r -> r.accept());
+        assertThat(client.owner()).contains(Thread.currentThread()); // the building thread
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch handedOver = new CountDownLatch(1);
+        AtomicReference<Throwable> workerFailure = new AtomicReference<>();
+        Thread worker = new Thread(() -> {
+            try {
+                handedOver.await();
+                while (!stop.get()) {
+                    client.poll();
+                }
+            } catch (Throwable t) {
+                workerFailure.set(t);
+            }
+        }, "invoked-test-worker");
+        worker.start();
+        client.handOver(worker);
+        handedOver.countDown();
+        assertThat(client.owner()).contains(worker);
+        assertThatThrownBy(client::poll).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'invoked-test-worker'");
+        // This thread no longer drives the runtime: it waits while the new owner polls.
+        RdmaConnection c = client.connector().connect(listener.localAddress()).start().get(10, TimeUnit.SECONDS);
+        assertThat(c.isConnected()).isTrue();
+        stop.set(true);
+        worker.join(10_000);
+        assertThat(workerFailure.get()).isNull();
+        assertThat(worker.isAlive()).isFalse();
+    }
+
+    @Test
+    void aThreadThatDoesNotOwnTheRuntimeIsToldWhichThreadDoes() throws Exception {
+        ExecutorService other = Executors.newSingleThreadExecutor(r -> new Thread(r, "invoked-test-intruder"));
+        try {
+            Future<?> poll = other.submit(() -> client.poll());
+            assertThatThrownBy(() -> poll.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("driven by thread '" + Thread.currentThread().getName() + "'")
+                    .hasMessageContaining("not 'invoked-test-intruder'")
+                    .hasMessageContaining("handOver");
+            Future<?> steal = other.submit(() -> client.handOver(Thread.currentThread()));
+            assertThatThrownBy(() -> steal.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(IllegalStateException.class);
+            assertThat(client.owner()).contains(Thread.currentThread());
+            assertThat(client.poll()).isGreaterThanOrEqualTo(0); // the owner still drives it
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(server.owner()).isEmpty();
+        assertThatThrownBy(() -> server.handOver(Thread.currentThread())).isInstanceOf(IllegalStateException.class);
     }
 }

@@ -2,18 +2,26 @@ package dev.rdmafutures.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rdmafutures.Access;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.SharedEndpoint;
+import dev.rdmafutures.Status;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** Closing a runtime releases everything it started: threads, sockets, descriptors. Linux only (/proc). */
+/**
+ * Closing a runtime releases everything it started (threads, sockets, descriptors; Linux only, /proc), and what is
+ * asked of it afterwards fails with one status that says so.
+ */
 public abstract class AbstractLifecycleConformanceTest extends ConformanceSupport {
 
     private static long openEndpoints() throws IOException {
@@ -64,5 +72,25 @@ public abstract class AbstractLifecycleConformanceTest extends ConformanceSuppor
         assertThat(pending).isCompletedExceptionally();
         assertThat(threadsNamed("lifecycle-")).isZero();
         assertThat(openEndpoints()).isEqualTo(endpointsBefore);
+    }
+
+    @Test
+    void operationsAfterTheRuntimeClosedSayTheConnectionIsGone() {
+        RdmaRuntime closing = fixture().runtimeBuilder().threadNamePrefix("lifecycle-closing").build();
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = closing.connector().connect(listener.localAddress()).start();
+        RdmaConnection serverSide = closeLater(await(await(listener.next()).accept()));
+        RdmaConnection connection = await(c);
+        MemoryRegion local = closing.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+        MemoryRegion remote = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ,
+                Access.REMOTE_WRITE);
+        closing.close();
+        // One answer for every refused operation: the connection is gone, not the region it named.
+        awaitFailure(connection.read(local, 0, remote.remote(), 0, 8), Status.CONNECTION_INVALID);
+        awaitFailure(connection.write(local, 0, remote.remote(), 0, 8), Status.CONNECTION_INVALID);
+        awaitFailure(connection.send(local, 0, 8), Status.CONNECTION_INVALID);
+        awaitFailure(connection.receive(local, 0, 8), Status.CONNECTION_INVALID);
+        assertThat(await(serverSide.disconnected())).isIn(DisconnectReason.PEER_DISCONNECTED,
+                DisconnectReason.CONNECTION_RESET);
     }
 }
