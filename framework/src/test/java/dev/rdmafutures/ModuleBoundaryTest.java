@@ -1,0 +1,124 @@
+package dev.rdmafutures;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.module.ModuleDescriptor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.spi.ToolProvider;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module exports the API and the SPI only, and the class dependencies (read by the JDK's jdeps from the built
+ * classes) run one way: the API's facades reach into the internals, nothing internal reaches back to a facade,
+ * the SPI and the providers never touch the core's internals.
+ */
+class ModuleBoundaryTest {
+    private static final String API = "dev.rdmafutures";
+    private static Path classes;
+    /** Top-level class to the top-level classes of dev.rdmafutures it depends on. */
+    private static final Map<String, Set<String>> DEPENDS = new HashMap<>();
+
+    @BeforeAll
+    static void readDependencies() throws Exception {
+        classes = Path.of(RdmaRuntime.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        String modulePath = Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .filter(p -> p.contains("slf4j-api") || p.contains("disni") || p.contains("caffeine"))
+                .collect(Collectors.joining(java.io.File.pathSeparator));
+        ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
+        StringWriter out = new StringWriter();
+        int rc = jdeps.run(new PrintWriter(out), new PrintWriter(out), "--multi-release", "17",
+                "--module-path", modulePath, "-verbose:class", "-filter:none", classes.toString());
+        assertThat(rc).as(out.toString()).isZero();
+        for (String line : out.toString().split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 3 && f[1].equals("->") && f[0].startsWith(API + ".") && f[2].startsWith(API + ".")) {
+                String from = topLevel(f[0]);
+                String to = topLevel(f[2]);
+                if (!from.equals(to)) {
+                    DEPENDS.computeIfAbsent(from, k -> new TreeSet<>()).add(to);
+                }
+            }
+        }
+        assertThat(DEPENDS).as("jdeps output parsed").containsKey(API + ".RdmaRuntime");
+    }
+
+    private static String topLevel(String className) {
+        int inner = className.indexOf('$');
+        return inner < 0 ? className : className.substring(0, inner);
+    }
+
+    private static String packageOf(String className) {
+        return className.substring(0, className.lastIndexOf('.'));
+    }
+
+    private static boolean inApi(String c) {
+        return packageOf(c).equals(API);
+    }
+
+    private static boolean isInternal(String c) {
+        return c.startsWith(API + ".internal.") || c.startsWith(API + ".soft.") || c.startsWith(API + ".verbs.");
+    }
+
+    @Test
+    void theModuleExportsTheApiAndTheSpiOnly() throws Exception {
+        ModuleDescriptor module;
+        try (InputStream in = Files.newInputStream(classes.resolve("module-info.class"))) {
+            module = ModuleDescriptor.read(in);
+        }
+        assertThat(module.name()).isEqualTo(API);
+        assertThat(module.exports()).allMatch(e -> !e.isQualified());
+        assertThat(module.exports()).extracting(ModuleDescriptor.Exports::source)
+                .containsExactlyInAnyOrder(API, API + ".spi");
+        assertThat(module.provides()).singleElement().satisfies(p -> assertThat(p.providers())
+                .containsExactlyInAnyOrder(API + ".soft.SoftProvider", API + ".verbs.VerbsProvider"));
+    }
+
+    @Test
+    void theApiReachesTheProvidersOnlyThroughTheSpi() {
+        DEPENDS.forEach((from, to) -> {
+            if (inApi(from)) {
+                assertThat(to).as(from).noneMatch(c -> c.startsWith(API + ".soft.") || c.startsWith(API + ".verbs."));
+            }
+        });
+    }
+
+    @Test
+    void nothingInternalDependsOnAnApiClassThatDependsOnInternals() {
+        Set<String> facades = new HashSet<>();
+        DEPENDS.forEach((from, to) -> {
+            if (inApi(from) && to.stream().anyMatch(ModuleBoundaryTest::isInternal)) {
+                facades.add(from);
+            }
+        });
+        assertThat(facades).as("the API's facades").contains(API + ".RdmaRuntime");
+        DEPENDS.forEach((from, to) -> {
+            if (!inApi(from)) {
+                assertThat(to).as(from + " must not depend back on a facade").doesNotContainAnyElementsOf(facades);
+            }
+        });
+    }
+
+    @Test
+    void theSpiAndTheProvidersNeverTouchTheCoresInternals() {
+        DEPENDS.forEach((from, to) -> {
+            if (from.startsWith(API + ".spi.") || from.startsWith(API + ".soft.") || from.startsWith(API + ".verbs.")) {
+                assertThat(to).as(from).noneMatch(c -> c.startsWith(API + ".internal."));
+            }
+            if (from.startsWith(API + ".spi.")) {
+                assertThat(to).as(from).allMatch(c -> inApi(c) || c.startsWith(API + ".spi."));
+            }
+        });
+    }
+}
