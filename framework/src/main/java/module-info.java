@@ -7,6 +7,7 @@
 module dev.rdmafutures {
     requires org.slf4j;
     requires com.github.benmanes.caffeine;
+    requires org.agrona.core;
     requires disni; // DiSNI 2.1 has no module descriptor: this is its automatic module name
 
     exports dev.rdmafutures;

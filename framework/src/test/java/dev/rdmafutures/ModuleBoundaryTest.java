@@ -34,7 +34,8 @@ class ModuleBoundaryTest {
     static void readDependencies() throws Exception {
         classes = Path.of(RdmaRuntime.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         String modulePath = Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
-                .filter(p -> p.contains("slf4j-api") || p.contains("disni") || p.contains("caffeine"))
+                .filter(p -> p.contains("slf4j-api") || p.contains("disni") || p.contains("caffeine")
+                        || p.contains("agrona"))
                 .collect(Collectors.joining(java.io.File.pathSeparator));
         ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
         StringWriter out = new StringWriter();
