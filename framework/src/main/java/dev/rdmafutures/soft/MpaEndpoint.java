@@ -210,7 +210,7 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
             return;
         }
         if (rtrAgreed) {
-            sendFpdu(DdpHeader.zeroLengthWrite());
+            send(framing.frame(DdpHeader.zeroLengthWrite()));
         }
         establish();
         if (!draining) {
@@ -533,12 +533,6 @@ final class MpaEndpoint implements SelectionHandler, ConnectAttempt, PendingHand
         if (key.isValid()) {
             key.interestOps(on ? key.interestOps() | SelectionKey.OP_READ : key.interestOps() & ~SelectionKey.OP_READ);
         }
-    }
-
-    private void sendFpdu(ByteBuffer ulpdu) {
-        ByteBuffer fpdu = ByteBuffer.allocate(FpduFraming.fpduLength(ulpdu.remaining()));
-        framing.frame(ulpdu, fpdu);
-        send(fpdu.flip());
     }
 
     void flush() {

@@ -386,7 +386,7 @@ final class SoftQueuePair {
             return terminate(Terminate.DDP_VERSION, "DDP/RDMAP version not 1/1");
         }
         boolean tagged = DdpHeader.isTagged(c0);
-        opcode = c1 & 0x0F;
+        opcode = DdpHeader.opcode(c1);
         last = DdpHeader.isLast(c0);
         int ddpHeader = tagged ? DdpHeader.TAGGED_LENGTH : DdpHeader.UNTAGGED_LENGTH;
         int control = 0;
@@ -708,14 +708,9 @@ final class SoftQueuePair {
         LOG.warn("terminating connection {} -> {}: {} ({})", endpoint.localAddress(), endpoint.remoteAddress(),
                 reason, detail);
         phase = Phase.DEAD;
-        ByteBuffer head = ByteBuffer.allocate(OutboundQueue.SCRATCH).position(FpduFraming.LENGTH_FIELD);
-        DdpHeader.putUntagged(head, Rdmap.TERMINATE, true, 0, Rdmap.QUEUE_TERMINATE, 1, 0);
-        reason.encode(head);
-        ByteBuffer fpdu = ByteBuffer.allocate(FpduFraming.fpduLength(head.position() - FpduFraming.LENGTH_FIELD));
-        head.flip().position(FpduFraming.LENGTH_FIELD);
-        framing.frame(head, fpdu);
+        ByteBuffer fpdu = framing.frame(reason.message());
         flushAll(null);
-        endpoint.terminateConnection(fpdu.flip());
+        endpoint.terminateConnection(fpdu);
         return false;
     }
 

@@ -1,6 +1,7 @@
 package dev.rdmafutures.soft.rdmap;
 
 import dev.rdmafutures.Status;
+import dev.rdmafutures.soft.ddp.DdpHeader;
 import java.nio.ByteBuffer;
 
 /**
@@ -45,6 +46,14 @@ public record Terminate(int layer, int errorType, int errorCode) {
     /** The control word, HdrCt 0. */
     public void encode(ByteBuffer out) {
         out.putInt((layer & 0xF) << 28 | (errorType & 0xF) << 24 | (errorCode & 0xFF) << 16);
+    }
+
+    /** A whole Terminate ULPDU with this control word (untagged, queue 2, MSN 1): a stream's last message. */
+    public ByteBuffer message() {
+        ByteBuffer ulpdu = ByteBuffer.allocate(DdpHeader.UNTAGGED_LENGTH + LENGTH);
+        DdpHeader.putUntagged(ulpdu, Rdmap.TERMINATE, true, 0, Rdmap.QUEUE_TERMINATE, 1, 0);
+        encode(ulpdu);
+        return ulpdu.flip();
     }
 
     /** Reads a control word. */
