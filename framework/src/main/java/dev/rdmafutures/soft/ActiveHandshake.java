@@ -8,6 +8,7 @@ import dev.rdmafutures.soft.ddp.DdpHeader;
 import dev.rdmafutures.soft.mpa.FpduFraming;
 import dev.rdmafutures.soft.mpa.MpaMessage;
 import dev.rdmafutures.soft.mpa.MpaProtocolException;
+import dev.rdmafutures.soft.rdmap.Terminate;
 import dev.rdmafutures.spi.ConnectAttempt;
 import dev.rdmafutures.spi.ConnectEvents;
 import dev.rdmafutures.spi.ConnectSpec;
@@ -193,9 +194,23 @@ final class ActiveHandshake extends MpaHandshake implements ConnectAttempt, Pend
         return true;
     }
 
+    /**
+     * In peer-to-peer mode the responder waits for our RTR: {@link Terminate#PENDING_EXPIRED} goes in its place, so
+     * that its accept fails with IO_TIMEOUT, and the socket closes once it is out. Without an RTR the responder is
+     * already established and sees the close.
+     */
     @Override
     public void expire(RdmaException timeout) {
-        reject(); // not yet distinguishable on the wire: the peer sees CONNECTION_ABORTED
+        if (lifecycle.phase() != ConnectionLifecycle.Phase.PENDING) {
+            return;
+        }
+        if (!rtrAgreed) {
+            connection.failEstablishment(timeout);
+            return;
+        }
+        transport.outbound().add(framing.frame(Terminate.PENDING_EXPIRED.message()));
+        lifecycle.failed(timeout); // reported first: from here a lost socket only closes it
+        transport.closeAfterFlush(null);
     }
 
     @Override

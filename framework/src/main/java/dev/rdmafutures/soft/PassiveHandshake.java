@@ -8,6 +8,7 @@ import dev.rdmafutures.soft.ddp.DdpHeader;
 import dev.rdmafutures.soft.mpa.FpduFraming;
 import dev.rdmafutures.soft.mpa.MpaMessage;
 import dev.rdmafutures.soft.mpa.MpaProtocolException;
+import dev.rdmafutures.soft.rdmap.Terminate;
 import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.ConnectionLifecycle;
 import dev.rdmafutures.spi.EstablishEvents;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The responder's establishment: the initiator's MPA Request, reported to the listener as an
  * {@link IncomingRequest}; the application's accept (a Reply, agreeing to peer-to-peer mode when the initiator
- * offers a zero-length RDMA Write as RTR) or reject; and in peer-to-peer mode the wait for that RTR. Each wait is
- * bounded by the handshake timeout. Poller thread only.
+ * offers a zero-length RDMA Write as RTR) or reject; and in peer-to-peer mode the wait for that RTR, or for the
+ * {@link Terminate#PENDING_EXPIRED} that says the initiator's deadline passed (IO_TIMEOUT). Each wait is bounded by
+ * the handshake timeout. Poller thread only.
  */
 final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
     private static final Logger LOG = LoggerFactory.getLogger(PassiveHandshake.class);
@@ -83,6 +85,11 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
             case AWAITING_RTR -> {
                 ByteBuffer ulpdu = framing.unframe(inbound, DdpHeader.TAGGED_LENGTH, 0xFFFF);
                 if (ulpdu == null) {
+                    return false;
+                }
+                if (Terminate.PENDING_EXPIRED.equals(Terminate.carriedBy(ulpdu))) {
+                    connection.failEstablishment(new RdmaException(Status.IO_TIMEOUT, "peer "
+                            + connection.remoteAddress() + " did not complete the connection before its deadline"));
                     return false;
                 }
                 if (!DdpHeader.isZeroLengthWrite(ulpdu)) {
