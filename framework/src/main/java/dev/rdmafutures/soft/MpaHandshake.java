@@ -9,7 +9,6 @@ import dev.rdmafutures.spi.ConnectionLifecycle;
 import dev.rdmafutures.spi.ReadLimitNegotiation;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 
 /**
  * A connection's MPA exchange (RFC 5044 section 7, RFC 6581), from the TCP connect or accept until the connection
@@ -71,10 +70,6 @@ abstract sealed class MpaHandshake permits ActiveHandshake, PassiveHandshake {
     RdmaException resetDuringEstablishment(IOException e) {
         return new RdmaException(Status.CONNECTION_ABORTED,
                 "peer " + connection.remoteAddress() + " reset the connection during establishment", e);
-    }
-
-    Duration handshakeTimeout() {
-        return device.config().handshakeTimeout();
     }
 
     /**

@@ -26,7 +26,7 @@ final class MpaTransport {
     private final SocketChannel channel;
     private final SoftConnection connection;
     private final OutboundQueue outbound = new OutboundQueue();
-    /** Between reads in write mode (position = end of unread bytes). */
+    /** In write mode (position = end of unread bytes) but while the connection drains it. */
     private final ByteBuffer inbound = ByteBuffer.allocate(HANDSHAKE_BUFFER);
     private SelectionKey key;
     private SoftQueuePair queuePair;

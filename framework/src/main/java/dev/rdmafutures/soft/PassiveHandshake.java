@@ -22,6 +22,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +53,8 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
     /** Takes over a socket a listener accepted: its MPA Request is awaited for up to the handshake timeout. */
     static void accepted(SoftEventLoop loop, SocketChannel channel, ListenEvents events) {
         SoftConnection connection = new SoftConnection(loop, channel, new ConnectionLifecycle());
-        connection.handshake(new PassiveHandshake(connection, events));
+        PassiveHandshake handshake = new PassiveHandshake(connection, events);
+        connection.handshake(handshake);
         MpaTransport transport = connection.transport();
         try {
             channel.configureBlocking(false);
@@ -65,7 +67,7 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
             connection.close();
             return;
         }
-        transport.arm(loop.device().config().handshakeTimeout(), () -> {
+        transport.arm(handshake.handshakeTimeout(), () -> {
             LOG.debug("{} sent no MPA Request within the handshake timeout", connection.remoteAddress());
             connection.close();
         });
@@ -116,6 +118,10 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
         transport.arm(handshakeTimeout(), () -> withdraw(new RdmaException(Status.IO_TIMEOUT, "request from "
                 + connection.remoteAddress() + " was not answered within the handshake timeout"), true));
         listenEvents.onRequest(this);
+    }
+
+    private Duration handshakeTimeout() {
+        return device.config().handshakeTimeout();
     }
 
     private boolean awaitingAnswer() {
