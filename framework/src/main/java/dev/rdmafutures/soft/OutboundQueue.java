@@ -15,7 +15,7 @@ import java.util.IdentityHashMap;
 final class OutboundQueue {
     /**
      * Room for the largest FPDU header (length, DDP untagged header, Read Request: 48 bytes) with an inlined payload
-     * of up to {@link SoftQueuePair#INLINE_PAYLOAD} bytes, pad and CRC; or for a trailer.
+     * of up to {@link FpduWriter#INLINE_PAYLOAD} bytes, pad and CRC; or for a trailer.
      */
     static final int SCRATCH = 128;
     private static final int GATHER = 64;

@@ -37,7 +37,7 @@ final class SoftEventLoop implements EventLoop {
     private final PollerContext poller;
     private final Selector selector;
     private final Set<SelectionHandler> handlers = new LinkedHashSet<>();
-    private final ArrayList<MpaEndpoint> established = new ArrayList<>();
+    private final ArrayList<SoftConnection> established = new ArrayList<>();
     private int pollsSinceSelect;
     private boolean selectNext;
     private boolean closed;
@@ -79,8 +79,8 @@ final class SoftEventLoop implements EventLoop {
     }
 
     /** An established connection whose socket polls may read directly. */
-    void readDirectly(MpaEndpoint endpoint) {
-        established.add(endpoint);
+    void readDirectly(SoftConnection connection) {
+        established.add(connection);
     }
 
     @Override
@@ -91,13 +91,13 @@ final class SoftEventLoop implements EventLoop {
         commandsBeforeEvents = -1;
         int work = 0;
         if (!established.isEmpty() && established.size() <= DIRECT_READ_LIMIT) {
-            // By index: an endpoint that closes while reading leaves the list (its successor waits a poll).
+            // By index: a connection that closes while reading leaves the list (its successor waits a poll).
             for (int i = 0; i < established.size(); i++) {
-                MpaEndpoint endpoint = established.get(i);
-                if (endpoint.readDirectly()) {
+                SoftConnection connection = established.get(i);
+                if (connection.readDirectly()) {
                     work++;
                 }
-                selectNext |= endpoint.awaitsWritable();
+                selectNext |= connection.awaitsWritable();
             }
             if (!selectNext && ++pollsSinceSelect < SELECT_INTERVAL) {
                 return work;
@@ -155,7 +155,7 @@ final class SoftEventLoop implements EventLoop {
             events.onFailed(new RdmaException(Status.CANCELED, "the runtime is closing"));
             return error -> { };
         }
-        return MpaEndpoint.connect(this, spec, connectionEvents, events);
+        return ActiveHandshake.connect(this, spec, connectionEvents, events);
     }
 
     @Override
@@ -173,7 +173,7 @@ final class SoftEventLoop implements EventLoop {
             SoftDevice.closeQuietly(channel);
             return;
         }
-        MpaEndpoint.accepted(this, channel, events);
+        PassiveHandshake.accepted(this, channel, events);
     }
 
     @Override

@@ -3,6 +3,11 @@
  * the poller through non-blocking NIO, with no thread per connection. It interoperates with Linux siw and iWARP
  * NICs and is the default provider on machines without RDMA hardware.
  *
+ * <p>A connection ({@code SoftConnection}) runs over an {@code MpaTransport}; its MPA exchange is an
+ * {@code ActiveHandshake} or a {@code PassiveHandshake}, and once it is established its {@code SoftQueuePair}
+ * combines a {@code SendScheduler}, an {@code FpduDecoder}, {@code Placement} and a {@code ReadResponder}. Wire
+ * formats live in {@code mpa}, {@code ddp} and {@code rdmap}.
+ *
  * <p>Options ({@code RdmaRuntime.Builder#providerOption}): {@code soft.crc} = {@code true} (default) to ask for
  * MPA CRC32c, {@code false} to leave it to the peer.
  */

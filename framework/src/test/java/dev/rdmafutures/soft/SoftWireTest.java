@@ -6,6 +6,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.PendingConnection;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -16,6 +17,7 @@ import dev.rdmafutures.soft.ddp.DdpHeader;
 import dev.rdmafutures.soft.mpa.FpduFraming;
 import dev.rdmafutures.soft.mpa.MpaMessage;
 import dev.rdmafutures.soft.rdmap.Rdmap;
+import dev.rdmafutures.soft.rdmap.Terminate;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -88,6 +90,51 @@ class SoftWireTest extends ConformanceSupport {
         new DataInputStream(peer.getInputStream()).readFully(rtr);
         ByteBuffer ulpdu = new FpduFraming(true).unframe(ByteBuffer.wrap(rtr), 14, 0xFFFF);
         assertThat(DdpHeader.isZeroLengthWrite(ulpdu)).isTrue();
+    }
+
+    @Test
+    void aPendingConnectWhoseDeadlinePassesSendsATerminateInPlaceOfItsRtrAndCloses() throws Exception {
+        ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+        CompletableFuture<PendingConnection> p = client.connector()
+                .connect(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()))
+                .withTimeout(Duration.ofMillis(500)).deferCompletion().start();
+        Socket peer = closeLater(raw.accept());
+        peer.setSoTimeout((int) WAIT.toMillis());
+        MpaMessage request = readMessage(peer, false);
+        write(peer, MpaMessage.replyTo(request, true, false, 1, 1, true, MpaMessage.RTR_WRITE, new byte[0])
+                .encode());
+        PendingConnection pending = await(p);
+
+        // Nobody completes: once the deadline passes, the stream's one FPDU is a Terminate, then FIN.
+        DataInputStream in = new DataInputStream(peer.getInputStream());
+        byte[] fpdu = new byte[FpduFraming.fpduLength(DdpHeader.UNTAGGED_LENGTH + Terminate.LENGTH)];
+        in.readFully(fpdu);
+        assertThat(in.read()).as("then the initiator closes").isEqualTo(-1);
+        ByteBuffer ulpdu = new FpduFraming(true).unframe(ByteBuffer.wrap(fpdu), DdpHeader.UNTAGGED_LENGTH, 0xFFFF);
+        assertThat(ulpdu.remaining()).isEqualTo(22);
+        assertThat(ulpdu.get(0)).as("untagged, last, DDP version 1").isEqualTo((byte) 0x41);
+        assertThat(ulpdu.get(1)).as("RDMAP version 1, Terminate").isEqualTo((byte) 0x47);
+        assertThat(ulpdu.getInt(2)).as("reserved for the ULP").isZero();
+        assertThat(ulpdu.getInt(6)).as("queue: Terminate").isEqualTo(2);
+        assertThat(ulpdu.getInt(10)).as("MSN").isEqualTo(1);
+        assertThat(ulpdu.getInt(14)).as("message offset").isZero();
+        assertThat(ulpdu.getInt(18)).as("RDMAP, Local Catastrophic Error, code 0x00, no headers").isZero();
+        assertThat(Terminate.carriedBy(ulpdu)).isEqualTo(Terminate.PENDING_EXPIRED);
+        awaitFailure(pending.complete(), Status.INVALID_DEVICE_STATE);
+    }
+
+    @Test
+    void aResponderWaitingForTheRtrMapsOnlyTheExpiryTerminateToIoTimeout() throws Exception {
+        RdmaListener listener = listen();
+        for (Terminate sent : new Terminate[] {Terminate.PENDING_EXPIRED, Terminate.STREAM_CATASTROPHIC}) {
+            Socket peer = rawClient(listener);
+            write(peer, MpaMessage.request(false, 4, 4, true, MpaMessage.RTR_WRITE, new byte[0]).encode());
+            CompletableFuture<RdmaConnection> accepted = await(listener.next()).accept();
+            MpaMessage reply = readMessage(peer, true);
+            write(peer, new FpduFraming(reply.crc()).frame(sent.message()));
+            awaitFailure(accepted, sent.equals(Terminate.PENDING_EXPIRED) ? Status.IO_TIMEOUT
+                    : Status.INVALID_NETWORK_RESPONSE);
+        }
     }
 
     @Test

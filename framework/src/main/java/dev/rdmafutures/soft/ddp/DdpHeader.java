@@ -46,6 +46,11 @@ public final class DdpHeader {
         return (c0 & LAST) != 0;
     }
 
+    /** The RDMAP opcode in the second control byte {@code c1}. */
+    public static int opcode(int c1) {
+        return c1 & 0x0F;
+    }
+
     /** Whether both control bytes carry the versions we speak (DDP 1, RDMAP 1). */
     public static boolean versionsSupported(int c0, int c1) {
         return (c0 & 0x03) == DDP_VERSION && (c1 >>> 6) == RDMAP_VERSION;
@@ -63,6 +68,6 @@ public final class DdpHeader {
         int c0 = ulpdu.get(ulpdu.position()) & 0xFF;
         int c1 = ulpdu.get(ulpdu.position() + 1) & 0xFF;
         return ulpdu.remaining() == TAGGED_LENGTH && isTagged(c0) && isLast(c0) && versionsSupported(c0, c1)
-                && (c1 & 0x0F) == OPCODE_RDMA_WRITE;
+                && opcode(c1) == OPCODE_RDMA_WRITE;
     }
 }

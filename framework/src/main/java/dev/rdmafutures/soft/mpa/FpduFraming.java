@@ -44,6 +44,13 @@ public final class FpduFraming {
         finish(out, start);
     }
 
+    /** Frames {@code ulpdu} (consumed) into a buffer of its own, ready to send: the RTR and Terminate messages. */
+    public ByteBuffer frame(ByteBuffer ulpdu) {
+        ByteBuffer fpdu = ByteBuffer.allocate(fpduLength(ulpdu.remaining()));
+        frame(ulpdu, fpdu);
+        return fpdu.flip();
+    }
+
     /**
      * Ends, in place, the FPDU whose length field and ULPDU are the bytes of {@code fpdu} from {@code start} to its
      * position: appends the pad and the CRC there, so a small FPDU leaves in one plain write.

@@ -1,6 +1,7 @@
 package dev.rdmafutures.soft.rdmap;
 
 import dev.rdmafutures.Status;
+import dev.rdmafutures.soft.ddp.DdpHeader;
 import java.nio.ByteBuffer;
 
 /**
@@ -15,6 +16,21 @@ public record Terminate(int layer, int errorType, int errorCode) {
     /** Bytes of the control word. */
     public static final int LENGTH = 4;
 
+    /**
+     * RDMAP, Local Catastrophic Error, code 0x00: a two-phase initiator's deadline to complete passed, so it will
+     * never send its ready-to-receive message. It is sent in the RTR's place, as the stream's only FPDU, before the
+     * initiator closes. A responder waiting for the RTR fails its accept with IO_TIMEOUT (NdkAcceptEx) on exactly
+     * this control word; a close, a reset or a reject still fails it with CONNECTION_ABORTED, and any other FPDU
+     * with INVALID_NETWORK_RESPONSE.
+     *
+     * <p>Why this word: of RFC 5040's RDMAP error types (sections 4.8 and 7), Remote Protection and Remote
+     * Operation errors report a fault in a message the receiver sent, while a Local Catastrophic Error is the
+     * sender's own; here the sender's deadline passed and the receiver did nothing wrong. The registry (RFC 6580)
+     * gives every code of that type the one meaning, so code 0x00 claims nothing else. Linux siw sends this type
+     * with code 0xff for its own local failures, which therefore do not read as a timeout; a peer that knows nothing
+     * of this use sees an ordinary catastrophic Terminate and closes.
+     */
+    public static final Terminate PENDING_EXPIRED = new Terminate(0, 0, 0x00);
     /** RDMAP: the STag is not valid. */
     public static final Terminate INVALID_STAG = new Terminate(0, 1, 0x00);
     /** RDMAP: the access falls outside the region. */
@@ -45,6 +61,28 @@ public record Terminate(int layer, int errorType, int errorCode) {
     /** The control word, HdrCt 0. */
     public void encode(ByteBuffer out) {
         out.putInt((layer & 0xF) << 28 | (errorType & 0xF) << 24 | (errorCode & 0xFF) << 16);
+    }
+
+    /** A whole Terminate ULPDU with this control word (untagged, queue 2, MSN 1): a stream's last message. */
+    public ByteBuffer message() {
+        ByteBuffer ulpdu = ByteBuffer.allocate(DdpHeader.UNTAGGED_LENGTH + LENGTH);
+        DdpHeader.putUntagged(ulpdu, Rdmap.TERMINATE, true, 0, Rdmap.QUEUE_TERMINATE, 1, 0);
+        encode(ulpdu);
+        return ulpdu.flip();
+    }
+
+    /** The control word of {@code ulpdu} if it is a Terminate message, else null; {@code ulpdu} is not moved. */
+    public static Terminate carriedBy(ByteBuffer ulpdu) {
+        int p = ulpdu.position();
+        if (ulpdu.remaining() < DdpHeader.UNTAGGED_LENGTH + LENGTH) {
+            return null;
+        }
+        int c0 = ulpdu.get(p) & 0xFF;
+        int c1 = ulpdu.get(p + 1) & 0xFF;
+        if (DdpHeader.isTagged(c0) || !DdpHeader.versionsSupported(c0, c1) || DdpHeader.opcode(c1) != Rdmap.TERMINATE) {
+            return null;
+        }
+        return decode(ulpdu.slice(p + DdpHeader.UNTAGGED_LENGTH, LENGTH));
     }
 
     /** Reads a control word. */
