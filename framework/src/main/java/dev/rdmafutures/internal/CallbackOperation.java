@@ -2,6 +2,7 @@ package dev.rdmafutures.internal;
 
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.WorkCompletion;
@@ -56,7 +57,14 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     /** The poller command: hand the request to the provider. */
     @Override
     public void run() {
-        pool.connection.provider().post(this);
+        ConnectionImpl connection = pool.connection;
+        if (!connection.isConnected()) {
+            // Accepted while the connection was up, but its end reached this poller first: flushed like every
+            // request outstanding at the end (NDK), not refused as if it had been posted to a dead connection.
+            failed(new RdmaException(Status.CANCELED, "the connection ended before the request was posted"));
+            return;
+        }
+        connection.provider().post(this);
     }
 
     /** Fills the request in, before the operation is handed to the poller. */
