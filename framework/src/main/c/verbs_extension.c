@@ -394,17 +394,6 @@ JNIEXPORT jint EXTENSION(queryQp)(JNIEnv *env, jclass type, jlong qp, jlong out)
     return 0;
 }
 
-JNIEXPORT jint EXTENSION(modifyQpState)(JNIEnv *env, jclass type, jlong qp, jint state) {
-    if (qp == 0) {
-        return -EINVAL;
-    }
-    struct ibv_qp_attr attr;
-    memset(&attr, 0, sizeof attr);
-    attr.qp_state = (enum ibv_qp_state) state;
-    int error = ibv_modify_qp(PTR(struct ibv_qp, qp), &attr, IBV_QP_STATE);
-    return error == 0 ? 0 : -error;
-}
-
 /* --- Data path --------------------------------------------------------------------------------------------- */
 
 /*

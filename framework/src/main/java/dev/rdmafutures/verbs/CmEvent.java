@@ -41,10 +41,6 @@ final class CmEvent {
         return info.getLong(0);
     }
 
-    long listenId() {
-        return info.getLong(8);
-    }
-
     int type() {
         return info.getInt(16);
     }

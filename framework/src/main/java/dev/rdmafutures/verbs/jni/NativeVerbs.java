@@ -82,9 +82,6 @@ public final class NativeVerbs {
     /** {@code ibv_query_qp}: state, capabilities and effective read limits. */
     public static native int queryQp(long qp, long out);
 
-    /** {@code ibv_modify_qp} to {@code state} only (e.g. ERR to flush). */
-    public static native int modifyQpState(long qp, int state);
-
     /** {@code ibv_post_send} of a serialized list; on failure the failing WR's index goes to {@code outBadIndex}. */
     public static native int postSend(long qp, long list, long outBadIndex);
 
