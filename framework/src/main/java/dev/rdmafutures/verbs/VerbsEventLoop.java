@@ -15,6 +15,7 @@ import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.ListenEvents;
 import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.verbs.NativeLayout.PollFd;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -33,7 +34,6 @@ import java.util.Map;
 final class VerbsEventLoop implements EventLoop {
     /** In spin modes CM channels are checked every this many polls; a blocking wait checks them always. */
     private static final int CM_CHECK_INTERVAL = 64;
-    private static final int POLLIN = 1;
 
     private final VerbsDevice device;
     private final PollerContext poller;
@@ -46,8 +46,8 @@ final class VerbsEventLoop implements EventLoop {
 
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
     private final CmEvent event = new CmEvent(eventInfo);
-    private final Map<Long, VerbsEndpoint> endpointsById = new HashMap<>();
-    private final List<VerbsEndpoint> connections = new ArrayList<>();
+    private final Map<Long, VerbsConnection> connectionsById = new HashMap<>();
+    private final List<VerbsQueuePair> queuePairs = new ArrayList<>();
     private boolean commandsRan;
     private ByteBuffer pollFds;
     private long pollFdsAddress;
@@ -91,23 +91,23 @@ final class VerbsEventLoop implements EventLoop {
         return new CompletionQueue(device.context(), compChannel, entries);
     }
 
-    /** Polls {@code connection}'s CQ from now on. */
-    void addConnection(VerbsEndpoint connection) {
-        connections.add(connection);
+    /** Polls {@code queuePair}'s CQ from now on. */
+    void addQueuePair(VerbsQueuePair queuePair) {
+        queuePairs.add(queuePair);
     }
 
-    void removeConnection(VerbsEndpoint connection) {
-        connections.remove(connection);
+    void removeQueuePair(VerbsQueuePair queuePair) {
+        queuePairs.remove(queuePair);
     }
 
     /**
-     * The connection whose CQ raised an event. A scan, as every poll drains all connections anyway; a map keyed by
+     * The queue pair whose CQ raised an event. A scan, as every poll drains all of them anyway; a map keyed by
      * {@code Long} would box a handle per event.
      */
-    private VerbsEndpoint connectionOfCq(long cqHandle) {
-        for (int i = 0; i < connections.size(); i++) {
-            if (connections.get(i).reportsTo(cqHandle)) {
-                return connections.get(i);
+    private VerbsQueuePair queuePairOfCq(long cqHandle) {
+        for (int i = 0; i < queuePairs.size(); i++) {
+            if (queuePairs.get(i).reportsTo(cqHandle)) {
+                return queuePairs.get(i);
             }
         }
         return null;
@@ -130,22 +130,22 @@ final class VerbsEventLoop implements EventLoop {
         return poller.execute(command);
     }
 
-    /** Routes the id's CM events to {@code endpoint}. */
-    void track(long idHandle, VerbsEndpoint endpoint) {
-        endpointsById.put(idHandle, endpoint);
+    /** Routes the id's CM events to {@code connection}. */
+    void track(long idHandle, VerbsConnection connection) {
+        connectionsById.put(idHandle, connection);
     }
 
     private void rebuildPollSet() {
         int count = channels.size() + 2;
-        pollFds = direct(count * 8);
+        pollFds = direct(count * PollFd.SIZE);
         pollFdsAddress = MemoryUtils.getAddress(pollFds);
         for (int i = 0; i < channels.size(); i++) {
-            pollFds.putInt(i * 8, channels.get(i).fd);
+            pollFds.putInt(i * PollFd.SIZE + PollFd.FD, channels.get(i).fd);
         }
-        pollFds.putInt(channels.size() * 8, NativeVerbs.compChannelFd(compChannelHandle));
-        pollFds.putInt((channels.size() + 1) * 8, wakeupFd);
+        pollFds.putInt(channels.size() * PollFd.SIZE + PollFd.FD, NativeVerbs.compChannelFd(compChannelHandle));
+        pollFds.putInt((channels.size() + 1) * PollFd.SIZE + PollFd.FD, wakeupFd);
         for (int i = 0; i < count; i++) {
-            pollFds.putShort(i * 8 + 4, (short) POLLIN);
+            pollFds.putShort(i * PollFd.SIZE + PollFd.EVENTS, PollFd.POLLIN);
         }
     }
 
@@ -174,9 +174,9 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         // By index: a connection that closes while draining leaves the list (its successor waits a cycle).
-        for (int i = 0; i < connections.size() && !closed; i++) {
+        for (int i = 0; i < queuePairs.size() && !closed; i++) {
             try {
-                work += connections.get(i).drainCompletions();
+                work += queuePairs.get(i).drainCompletions();
             } catch (RuntimeException e) {
                 poller.recordError("verbs completion", e);
             }
@@ -188,15 +188,15 @@ final class VerbsEventLoop implements EventLoop {
         try {
             if (type == CmEvent.CONNECT_REQUEST) {
                 if (channel.listener != null) {
-                    VerbsEndpoint.onConnectRequest(this, channel.listener, channel.events, event);
+                    PassiveHandshake.onConnectRequest(this, channel.listener, channel.events, event);
                 } else {
                     VerbsDevice.destroyQuietly(device.wrapRequestId(event.id(), channel.channel));
                 }
                 return;
             }
-            VerbsEndpoint endpoint = endpointsById.get(event.id());
-            if (endpoint != null) {
-                endpoint.onCmEvent(event);
+            VerbsConnection connection = connectionsById.get(event.id());
+            if (connection != null) {
+                connection.onCmEvent(event);
             }
         } catch (IOException | RuntimeException e) {
             poller.recordError("verbs CM event " + event, e);
@@ -208,10 +208,9 @@ final class VerbsEventLoop implements EventLoop {
         if (closed) {
             return;
         }
-        for (int i = 0; i < connections.size(); i++) { // by index: no iterator per wait
-            VerbsEndpoint connection = connections.get(i);
+        for (int i = 0; i < queuePairs.size(); i++) { // by index: no iterator per wait
             try {
-                if (connection.armCompletions()) {
+                if (queuePairs.get(i).armCompletions()) {
                     return; // completions arrived before arming: no event will come for them
                 }
             } catch (IOException e) {
@@ -225,17 +224,17 @@ final class VerbsEventLoop implements EventLoop {
             return;
         }
         for (int i = 0; i < channels.size(); i++) {
-            if (pollFds.getShort(i * 8 + 6) != 0) {
+            if (pollFds.getShort(i * PollFd.SIZE + PollFd.REVENTS) != 0) {
                 cmReady = true;
             }
         }
-        if (pollFds.getShort(channels.size() * 8 + 6) != 0) {
+        if (pollFds.getShort(channels.size() * PollFd.SIZE + PollFd.REVENTS) != 0) {
             long fired;
             while ((fired = NativeVerbs.getCqEvent(compChannelHandle, 0)) > 0) {
-                VerbsEndpoint connection = connectionOfCq(fired);
-                if (connection != null) {
+                VerbsQueuePair queuePair = queuePairOfCq(fired);
+                if (queuePair != null) {
                     try {
-                        connection.onCompletionEvent();
+                        queuePair.onCompletionEvent();
                     } catch (IOException e) {
                         poller.recordError("acknowledge completion event", e);
                     }
@@ -256,7 +255,7 @@ final class VerbsEventLoop implements EventLoop {
             events.onFailed(new RdmaException(Status.CANCELED, "the runtime is closing"));
             return error -> { };
         }
-        return VerbsEndpoint.connect(this, spec, connectionEvents, events);
+        return ActiveHandshake.start(this, spec, connectionEvents, events);
     }
 
     @Override
@@ -273,7 +272,7 @@ final class VerbsEventLoop implements EventLoop {
         }
     }
 
-    /** Destroys a closed listener's id and channel; requests it spawned stay with their endpoints. */
+    /** Destroys a closed listener's id and channel; requests it spawned stay with their connections. */
     void stopListening(VerbsListener listener) {
         for (int i = 0; i < channels.size(); i++) {
             if (channels.get(i).listener == listener) {
@@ -289,14 +288,14 @@ final class VerbsEventLoop implements EventLoop {
             return;
         }
         closed = true;
-        for (VerbsEndpoint endpoint : new ArrayList<>(endpointsById.values())) {
+        for (VerbsConnection connection : new ArrayList<>(connectionsById.values())) {
             try {
-                endpoint.onLoopClosed();
+                connection.onLoopClosed();
             } catch (RuntimeException e) {
                 poller.recordError("verbs close", e);
             }
         }
-        endpointsById.clear();
+        connectionsById.clear();
         for (Channel channel : channels) {
             if (channel.listener != null) {
                 VerbsDevice.destroyQuietly(channel.listener.id());
@@ -336,7 +335,7 @@ final class VerbsEventLoop implements EventLoop {
 
     /** Destroys an id this loop no longer routes. */
     void forget(RdmaCmId id, long idHandle) {
-        endpointsById.remove(idHandle);
+        connectionsById.remove(idHandle);
         VerbsDevice.destroyQuietly(id);
     }
 }
