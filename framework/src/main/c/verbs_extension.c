@@ -441,6 +441,15 @@ JNIEXPORT jint EXTENSION(compChannelFd)(JNIEnv *env, jclass type, jlong channel)
     return channel == 0 ? -EINVAL : PTR(struct ibv_comp_channel, channel)->fd;
 }
 
+JNIEXPORT jint EXTENSION(asyncEventFd)(JNIEnv *env, jclass type, jlong context) {
+    if (context == 0) {
+        return -EINVAL;
+    }
+    struct ibv_context *verbs = PTR(struct ibv_context, context);
+    int error = set_nonblocking(verbs->async_fd);
+    return error != 0 ? -error : verbs->async_fd;
+}
+
 JNIEXPORT jint EXTENSION(getAsyncEvent)(JNIEnv *env, jclass type, jlong context, jlong out, jint timeout) {
     if (context == 0) {
         return -EINVAL;

@@ -65,7 +65,6 @@ final class NativeLayout {
         static final int TYPE = 0;
         static final int PORT = 4;
         static final int ELEMENT = 8;
-        static final int SIZE = 16;
 
         private AsyncEventInfo() {
         }

@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One CM id and, once created, its queue pair: the connection's {@link ConnectionLifecycle}, its addresses, the
- * established connection's data path entry, and its teardown (our disconnect, the peer's, a remote error, the loop's
- * close). A {@link Handshake} role, active or passive, gets it established. Poller thread only, except the address
- * accessors.
+ * established connection's data path entry, and its teardown (our disconnect, the peer's, a remote error, a failure
+ * of this side's device, the loop's close). A {@link Handshake} role, active or passive, gets it established.
+ * Poller thread only, except the address accessors.
  */
 final class VerbsConnection implements ProviderConnection {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsConnection.class);
@@ -36,6 +36,8 @@ final class VerbsConnection implements ProviderConnection {
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress remoteAddress;
     private VerbsQueuePair queuePair;
+    /** The device port the connection runs on, known with its queue pair. */
+    private int port;
     /** The handshake's timeout, a lost connection's wait for the CM, or the disconnect's bound: one at a time. */
     private Cancellable deadline;
     private DisconnectReason disconnectReason;
@@ -102,6 +104,7 @@ final class VerbsConnection implements ProviderConnection {
 
     /** Creates the queue pair; on failure, {@link #release()} destroys what was created. */
     VerbsQueuePair createQueuePair(boolean detached) throws IOException {
+        port = loop.portOf(idHandle);
         queuePair = new VerbsQueuePair(this, loop, detached);
         queuePair.open(id);
         return queuePair;
@@ -152,13 +155,8 @@ final class VerbsConnection implements ProviderConnection {
                     handshake.onCmEvent(event);
                 }
             }
-            case CmEvent.DEVICE_REMOVAL -> {
-                if (lifecycle.isEstablishing()) {
-                    handshake.fail(new RdmaException(Status.DEVICE_REMOVED, "the RDMA device went away"));
-                } else {
-                    closeConnection(DisconnectReason.CONNECTION_RESET);
-                }
-            }
+            case CmEvent.DEVICE_REMOVAL -> endOnDeviceFailure(new RdmaException(Status.DEVICE_REMOVED,
+                    "the RDMA device went away (RDMA_CM_EVENT_DEVICE_REMOVAL)"));
             case CmEvent.TIMEWAIT_EXIT, CmEvent.ADDR_CHANGE -> { } // informational: the connection is unaffected
             default -> loop.poller().recordError("verbs CM", new IllegalStateException("unexpected " + event
                     + " in " + this)); // multicast events: RC ids never join groups
@@ -217,6 +215,64 @@ final class VerbsConnection implements ProviderConnection {
                 beginDisconnect();
             }
         });
+    }
+
+    // --- device failures ---------------------------------------------------------------------------------------
+
+    /**
+     * A fatal asynchronous event of the device: a port that went down ends the connections on it, a device failure
+     * every connection, a QP or CQ error the connection whose QP or CQ it names.
+     */
+    void onDeviceEvent(AsyncEvent event) {
+        boolean concerned = switch (event.type()) {
+            case AsyncEvent.DEVICE_FATAL -> true;
+            case AsyncEvent.PORT_ERR -> queuePair != null && port == event.port();
+            case AsyncEvent.CQ_ERR -> queuePair != null && queuePair.reportsTo(event.element());
+            default -> event.isQueuePairError() && queuePair != null && queuePair.handle() == event.element();
+        };
+        if (!concerned) {
+            return;
+        }
+        RdmaException failure = VerbsErrors.deviceFailure(event, loop.device().adapterInfo().deviceName());
+        if (!event.isQueuePairError() || lifecycle.isEstablishing()) {
+            endOnDeviceFailure(failure);
+        } else if (lifecycle.isEstablished()) {
+            onQueuePairError(failure);
+        } // disconnecting: the disconnect under way is what broke the QP
+    }
+
+    /**
+     * The QP reported a fatal error. siw raises these beside what the transport reports better (a Terminate's cause
+     * in a failed completion, a broken stream in the CM's DISCONNECTED), sometimes before it: so the transport has
+     * the disconnect timeout to explain the failure, and only if it does not does the event end the connection.
+     */
+    private void onQueuePairError(RdmaException failure) {
+        if (deadline != null) {
+            LOG.debug("{}: {}, while waiting for the CM already", this, failure.getMessage());
+            return;
+        }
+        LOG.debug("{}: {}, waiting for the transport to report a cause", this, failure.getMessage());
+        deadline = loop.poller().schedule(loop.device().config().disconnectTimeout(), () -> {
+            deadline = null;
+            if (lifecycle.isEstablished()) {
+                endOnDeviceFailure(failure);
+            }
+        });
+    }
+
+    /**
+     * This side's device failed under the connection: establishment fails with {@code failure}; an established
+     * connection ends with DEVICE_ERROR (one already disconnecting, with its own reason) and its requests fail with
+     * {@code failure}'s status.
+     */
+    private void endOnDeviceFailure(RdmaException failure) {
+        if (lifecycle.isEstablishing()) {
+            handshake.fail(failure);
+        } else if (lifecycle.isUp()) {
+            LOG.debug("{}: ends: {}", this, failure.getMessage());
+            queuePair.recordFailure(failure);
+            closeConnection(lifecycle.isEstablished() ? DisconnectReason.DEVICE_ERROR : disconnectReason);
+        }
     }
 
     // --- teardown ----------------------------------------------------------------------------------------------

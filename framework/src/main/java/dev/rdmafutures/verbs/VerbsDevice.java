@@ -135,8 +135,8 @@ final class VerbsDevice implements ProviderDevice {
         AdapterInfo.Transport transport = AdapterInfo.Transport.IWARP;
         if (!iwarp) {
             NativeVerbs.queryPort(handle, 1, address);
-            transport = scratch.getInt(NativeLayout.PortInfo.LINK_LAYER) == LINK_LAYER_ETHERNET ? AdapterInfo.Transport.ROCE
-                    : AdapterInfo.Transport.INFINIBAND;
+            transport = scratch.getInt(NativeLayout.PortInfo.LINK_LAYER) == LINK_LAYER_ETHERNET
+                    ? AdapterInfo.Transport.ROCE : AdapterInfo.Transport.INFINIBAND;
         }
         AdapterInfo info = AdapterInfo.builder()
                 .providerName(VerbsProvider.NAME)

@@ -178,4 +178,22 @@ final class VerbsErrors {
         return new RdmaException(errno == ENOMEM ? Status.INSUFFICIENT_RESOURCES : Status.INVALID_PARAMETER,
                 "ibv_post_recv failed: errno " + errno);
     }
+
+    /**
+     * What a fatal asynchronous event means for the requests of the connections it ends: a port that went down
+     * NETWORK_UNREACHABLE, a failed device DEVICE_REMOVED, a failed QP or CQ INVALID_DEVICE_STATE; the message
+     * names the event.
+     */
+    static RdmaException deviceFailure(AsyncEvent event, String device) {
+        return switch (event.type()) {
+            case AsyncEvent.PORT_ERR -> new RdmaException(Status.NETWORK_UNREACHABLE, "port " + event.port() + " of "
+                    + device + " went down (" + event.name() + ")");
+            case AsyncEvent.DEVICE_FATAL -> new RdmaException(Status.DEVICE_REMOVED, device + " failed ("
+                    + event.name() + ")");
+            case AsyncEvent.CQ_ERR -> new RdmaException(Status.INVALID_DEVICE_STATE, "the connection's completion"
+                    + " queue on " + device + " failed (" + event.name() + ")");
+            default -> new RdmaException(Status.INVALID_DEVICE_STATE, "the connection's queue pair on " + device
+                    + " failed (" + event.name() + ")");
+        };
+    }
 }

@@ -26,13 +26,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One poller's CM event channels (its own and those of the listeners it serves), the completion channel its
- * connections' CQs report to, and an eventfd for wake-ups, all waited on with one {@code poll(2)}. Each connection
+ * One poller's CM event channels (its own and those of the listeners it serves), the device's asynchronous events
+ * ({@link DeviceEvents}), the completion channel its connections' CQs report to, and an eventfd for wake-ups, all
+ * waited on with one {@code poll(2)}. Each connection
  * has its own CQ, so a completion's connection is known without DiSNI's {@code qp_num}, which it leaves stale on
  * errors. Confined to the poller thread but {@link #wakeup()}.
  */
 final class VerbsEventLoop implements EventLoop {
-    /** In spin modes CM channels are checked every this many polls; a blocking wait checks them always. */
+    /** In spin modes CM channels and device events are checked every this many polls; a blocking wait always. */
     private static final int CM_CHECK_INTERVAL = 64;
 
     private final VerbsDevice device;
@@ -42,6 +43,9 @@ final class VerbsEventLoop implements EventLoop {
     private final IbvCompChannel compChannel;
     private final long compChannelHandle;
     private final int wakeupFd;
+    private final DeviceEvents deviceEvents;
+    private final ByteBuffer cmIdInfo = direct(NativeVerbs.CM_ID_INFO_SIZE);
+    private final long cmIdInfoAddress = MemoryUtils.getAddress(cmIdInfo);
     private final ByteBuffer eventInfo = direct(NativeVerbs.CM_EVENT_INFO_SIZE);
 
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
@@ -51,8 +55,8 @@ final class VerbsEventLoop implements EventLoop {
     private boolean commandsRan;
     private ByteBuffer pollFds;
     private long pollFdsAddress;
-    private int pollsSinceCmCheck;
-    private boolean cmReady = true;
+    private int pollsSinceEventCheck;
+    private boolean eventsReady = true;
     private boolean closed;
 
     VerbsEventLoop(VerbsDevice device, PollerContext poller) {
@@ -71,6 +75,7 @@ final class VerbsEventLoop implements EventLoop {
             throw new RdmaException(Status.INSUFFICIENT_RESOURCES, "eventfd failed: errno " + -fd);
         }
         this.wakeupFd = fd;
+        this.deviceEvents = DeviceEvents.subscribe(device, this);
         rebuildPollSet();
     }
 
@@ -135,15 +140,27 @@ final class VerbsEventLoop implements EventLoop {
         connectionsById.put(idHandle, connection);
     }
 
+    /** The device port a CM id is bound to (known once its address is resolved or its request arrived), or 0. */
+    int portOf(long idHandle) {
+        int rc = NativeVerbs.getCmIdInfo(idHandle, cmIdInfoAddress);
+        return rc < 0 ? 0 : Byte.toUnsignedInt(cmIdInfo.get(NativeLayout.CmIdInfo.PORT_NUMBER));
+    }
+
+    /** Poll set slots: the CM channels, then the device's async fd, the completion channel, the wake-up. */
+    private int asyncSlot() {
+        return channels.size();
+    }
+
     private void rebuildPollSet() {
-        int count = channels.size() + 2;
+        int count = channels.size() + 3;
         pollFds = direct(count * PollFd.SIZE);
         pollFdsAddress = MemoryUtils.getAddress(pollFds);
         for (int i = 0; i < channels.size(); i++) {
             pollFds.putInt(i * PollFd.SIZE + PollFd.FD, channels.get(i).fd);
         }
-        pollFds.putInt(channels.size() * PollFd.SIZE + PollFd.FD, NativeVerbs.compChannelFd(compChannelHandle));
-        pollFds.putInt((channels.size() + 1) * PollFd.SIZE + PollFd.FD, wakeupFd);
+        pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd());
+        pollFds.putInt((asyncSlot() + 1) * PollFd.SIZE + PollFd.FD, NativeVerbs.compChannelFd(compChannelHandle));
+        pollFds.putInt((asyncSlot() + 2) * PollFd.SIZE + PollFd.FD, wakeupFd);
         for (int i = 0; i < count; i++) {
             pollFds.putShort(i * PollFd.SIZE + PollFd.EVENTS, PollFd.POLLIN);
         }
@@ -156,12 +173,12 @@ final class VerbsEventLoop implements EventLoop {
         }
         int work = 0;
         commandsRan = false;
-        if (cmReady || ++pollsSinceCmCheck >= CM_CHECK_INTERVAL) {
-            pollsSinceCmCheck = 0;
-            cmReady = false;
+        if (eventsReady || ++pollsSinceEventCheck >= CM_CHECK_INTERVAL) {
+            pollsSinceEventCheck = 0;
+            eventsReady = false;
             // Readiness first, without reading: librdmacm acts while it reads an event (it answers a connect
             // response with the RTU), so a command issued before the event (a cancel) must run before the read.
-            if (NativeVerbs.pollFds(pollFdsAddress, channels.size(), 0) > 0) {
+            if (NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 1, 0) > 0) {
                 work += beforeDispatch();
                 for (int i = 0; i < channels.size() && !closed; i++) {
                     Channel channel = channels.get(i);
@@ -170,6 +187,10 @@ final class VerbsEventLoop implements EventLoop {
                         dispatch(type, channel);
                         work++;
                     }
+                }
+                if (!closed && pollFds.getShort(asyncSlot() * PollFd.SIZE + PollFd.REVENTS) != 0) {
+                    work += deviceEvents.drain(this);
+                    pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd()); // -1 once it failed
                 }
             }
         }
@@ -219,16 +240,16 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         int timeoutMs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, maxNanos / 1_000_000));
-        int ready = NativeVerbs.pollFds(pollFdsAddress, channels.size() + 2, timeoutMs);
+        int ready = NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 3, timeoutMs);
         if (ready <= 0) {
             return;
         }
-        for (int i = 0; i < channels.size(); i++) {
+        for (int i = 0; i <= asyncSlot(); i++) {
             if (pollFds.getShort(i * PollFd.SIZE + PollFd.REVENTS) != 0) {
-                cmReady = true;
+                eventsReady = true;
             }
         }
-        if (pollFds.getShort(channels.size() * PollFd.SIZE + PollFd.REVENTS) != 0) {
+        if (pollFds.getShort((asyncSlot() + 1) * PollFd.SIZE + PollFd.REVENTS) != 0) {
             long fired;
             while ((fired = NativeVerbs.getCqEvent(compChannelHandle, 0)) > 0) {
                 VerbsQueuePair queuePair = queuePairOfCq(fired);
@@ -268,7 +289,21 @@ final class VerbsEventLoop implements EventLoop {
         if (listener.attach(this)) {
             channels.add(new Channel(listener.channel(), listener, events));
             rebuildPollSet();
-            cmReady = true;
+            eventsReady = true;
+        }
+    }
+
+    /** A device event, on this loop's thread: each connection decides whether it concerns it. */
+    void onDeviceEvent(AsyncEvent event) {
+        if (closed || !event.isFatal()) {
+            return;
+        }
+        for (VerbsConnection connection : new ArrayList<>(connectionsById.values())) {
+            try {
+                connection.onDeviceEvent(event);
+            } catch (RuntimeException e) {
+                poller.recordError("verbs device event " + event, e);
+            }
         }
     }
 
@@ -288,6 +323,7 @@ final class VerbsEventLoop implements EventLoop {
             return;
         }
         closed = true;
+        deviceEvents.unsubscribe(this);
         for (VerbsConnection connection : new ArrayList<>(connectionsById.values())) {
             try {
                 connection.onLoopClosed();

@@ -331,7 +331,7 @@ final class VerbsQueuePair {
         }
     }
 
-    /** Why a request that never ran fails: the remote error or local failure that ended the connection, else its end. */
+    /** Why a request that never ran fails: the remote error or local failure that ended the connection, or its end. */
     RdmaException flushed() {
         if (terminatedBy != null) {
             return new RdmaException(terminatedBy.status(), "not executed: an earlier request on the connection to "
