@@ -27,14 +27,16 @@ import org.slf4j.LoggerFactory;
  * The active side's handshake: bind (a shared endpoint's address with REUSEADDR), resolve the address and the route,
  * create the queue pair, connect. A two-phase connect stops when the peer accepts (PENDING): on IB/RoCE its QP is
  * detached, the CM stops at CONNECT_RESPONSE and {@link #complete()} moves the QP to RTS and sends the RTU, while a
- * reject or an expiry answers the peer's REP with a REJ; on iWARP the CM has already established both sides, so
- * completing is local and abandoning disconnects. Poller thread only.
+ * reject answers the peer's REP with a REJ, and an expiry with a REJ carrying {@link VerbsErrors#EXPIRED_MARKER}
+ * (the peer's accept fails with IO_TIMEOUT); on iWARP the CM has already established both sides, so completing is
+ * local and abandoning disconnects. Poller thread only.
  */
 final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle {
     private static final Logger LOG = LoggerFactory.getLogger(ActiveHandshake.class);
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final int RETRY_COUNT = 7;
     private static final int RNR_RETRY_INFINITE = 7;
+    private static final byte[] NO_DATA = new byte[0];
 
     private final VerbsConnection connection;
     private final ConnectionLifecycle lifecycle;
@@ -242,7 +244,9 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
 
     @Override
     public void expire(RdmaException timeout) {
-        reject(); // not yet distinguishable on the wire: the peer sees CONNECTION_ABORTED
+        if (lifecycle.phase() == ConnectionLifecycle.Phase.PENDING) {
+            end(timeout, VerbsErrors.EXPIRED_MARKER);
+        }
     }
 
     @Override
@@ -252,6 +256,11 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
 
     @Override
     public void fail(RdmaException error) {
+        end(error, NO_DATA);
+    }
+
+    /** Fails establishment; a peer that accepted and waits gets a REJ with {@code rejectData}, or a disconnect. */
+    private void end(RdmaException error, byte[] rejectData) {
         if (!lifecycle.isEstablishing()) {
             return;
         }
@@ -259,7 +268,7 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
         if (lifecycle.phase() == ConnectionLifecycle.Phase.PENDING) {
             // The peer accepted and waits: a reject (IB/RoCE, detached QP) or a disconnect aborts its accept.
             if (connection.queuePair().isDetached()) {
-                connection.reject(new byte[0]);
+                connection.reject(rejectData);
             } else {
                 connection.cmDisconnect();
             }
