@@ -40,6 +40,16 @@ record AsyncEvent(int type, int port, long element) {
                 || type == DEVICE_FATAL || type == PORT_ERR;
     }
 
+    /** What a fatal event does to this provider's connections, for the one log line per event. */
+    String consequence() {
+        return switch (type) {
+            case PORT_ERR -> "the connections on port " + port + " end with DEVICE_ERROR";
+            case DEVICE_FATAL -> "every connection ends with DEVICE_ERROR";
+            case CQ_ERR -> "the connection owning the CQ ends with DEVICE_ERROR";
+            default -> "the connection owning the QP ends with DEVICE_ERROR unless the transport reports a cause first";
+        };
+    }
+
     /** Whether it names a QP. */
     boolean isQueuePairError() {
         return type == QP_FATAL || type == QP_REQ_ERR || type == QP_ACCESS_ERR;

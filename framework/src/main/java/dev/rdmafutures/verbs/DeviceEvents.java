@@ -81,7 +81,7 @@ final class DeviceEvents {
         }
         for (AsyncEvent event : events) {
             if (event.isFatal()) {
-                LOG.warn("{}: {}: the connections it concerns end with DEVICE_ERROR", deviceName, event);
+                LOG.warn("{}: {}: {}", deviceName, event, event.consequence());
             } else {
                 LOG.debug("{}: {}", deviceName, event);
             }

@@ -28,13 +28,12 @@ import java.util.Map;
 /**
  * One poller's CM event channels (its own and those of the listeners it serves), the device's asynchronous events
  * ({@link DeviceEvents}), the completion channel its connections' CQs report to, and an eventfd for wake-ups, all
- * waited on with one {@code poll(2)}. Each connection
- * has its own CQ, so a completion's connection is known without DiSNI's {@code qp_num}, which it leaves stale on
- * errors. Confined to the poller thread but {@link #wakeup()}.
+ * waited on with one {@code poll(2)}. Each connection has its own CQ, so a completion's connection is known without
+ * DiSNI's {@code qp_num}, which it leaves stale on errors. Confined to the poller thread but {@link #wakeup()}.
  */
 final class VerbsEventLoop implements EventLoop {
     /** In spin modes CM channels and device events are checked every this many polls; a blocking wait always. */
-    private static final int CM_CHECK_INTERVAL = 64;
+    private static final int EVENT_CHECK_INTERVAL = 64;
 
     private final VerbsDevice device;
     private final PollerContext poller;
@@ -47,7 +46,6 @@ final class VerbsEventLoop implements EventLoop {
     private final ByteBuffer cmIdInfo = direct(NativeVerbs.CM_ID_INFO_SIZE);
     private final long cmIdInfoAddress = MemoryUtils.getAddress(cmIdInfo);
     private final ByteBuffer eventInfo = direct(NativeVerbs.CM_EVENT_INFO_SIZE);
-
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
     private final CmEvent event = new CmEvent(eventInfo);
     private final Map<Long, VerbsConnection> connectionsById = new HashMap<>();
@@ -173,7 +171,7 @@ final class VerbsEventLoop implements EventLoop {
         }
         int work = 0;
         commandsRan = false;
-        if (eventsReady || ++pollsSinceEventCheck >= CM_CHECK_INTERVAL) {
+        if (eventsReady || ++pollsSinceEventCheck >= EVENT_CHECK_INTERVAL) {
             pollsSinceEventCheck = 0;
             eventsReady = false;
             // Readiness first, without reading: librdmacm acts while it reads an event (it answers a connect

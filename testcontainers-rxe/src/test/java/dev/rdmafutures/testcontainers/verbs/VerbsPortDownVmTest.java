@@ -21,8 +21,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -84,12 +86,14 @@ class VerbsPortDownVmTest extends ConformanceSupport {
         String defaultRoute = run("ip", "-4", "route", "show", "default").trim();
         long pending = operations.stream().filter(f -> !f.isDone()).count();
         long downAt = System.nanoTime();
+        Duration settledAfter;
         try {
             run("ip", "link", "set", netdev, "down");
 
             CompletableFuture<Void> settled = CompletableFuture.allOf(operations.stream()
                     .map(f -> f.handle((done, error) -> null)).toArray(CompletableFuture[]::new));
             settled.get(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            settledAfter = Duration.ofNanos(System.nanoTime() - downAt);
             assertThat(clientEnd.disconnected().get(remaining(downAt), TimeUnit.MILLISECONDS))
                     .isEqualTo(DisconnectReason.DEVICE_ERROR);
             assertThat(serverEnd.disconnected().get(remaining(downAt), TimeUnit.MILLISECONDS))
@@ -100,16 +104,18 @@ class VerbsPortDownVmTest extends ConformanceSupport {
             restore(netdev, defaultRoute);
         }
         assertThat(pending).as("operations in flight when the port went down").isPositive();
-        List<Status> failures = new ArrayList<>();
+        Map<Status, Integer> failures = new EnumMap<>(Status.class);
         for (CompletableFuture<Completion> operation : operations) {
             if (operation.isCompletedExceptionally()) {
                 Throwable error = operation.handle((done, e) -> e).join();
                 assertThat(error).isInstanceOf(RdmaException.class);
-                failures.add(((RdmaException) error).status());
+                failures.merge(((RdmaException) error).status(), 1, Integer::sum);
             }
         }
-        assertThat(failures).as("operations the port took down").isNotEmpty().allMatch(PORT_DOWN::contains);
-        assertThat(failures).as("some fail with the port's own status").contains(Status.NETWORK_UNREACHABLE);
+        System.out.printf("%s down with %d of %d operations in flight: failed %s, settled %d ms after%n", DEVICE,
+                pending, operations.size(), failures, settledAfter.toMillis());
+        assertThat(failures.keySet()).as("operations the port took down").isNotEmpty().allMatch(PORT_DOWN::contains);
+        assertThat(failures).as("some fail with the port's own status").containsKey(Status.NETWORK_UNREACHABLE);
         assertThat(clientEnd.isConnected()).isFalse();
         // Nothing hangs: both runtimes close at once, the device still down for them.
         long closing = System.nanoTime();
