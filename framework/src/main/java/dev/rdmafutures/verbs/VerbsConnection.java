@@ -293,6 +293,10 @@ final class VerbsConnection implements ProviderConnection {
     }
 
     private void onDisconnectedEvent() {
+        // Completions the transport made before the disconnect keep their own outcome: siw writes a Terminate's
+        // cause to the CQ just before it drops the connection. (CM events are dispatched after the loop ran its
+        // commands, so draining here runs none of them.)
+        queuePair.drainCompletions();
         if (lifecycle.isEstablished()) {
             cmDisconnect(); // answer the peer's disconnect; the QP moves to the error state and flushes
             closeConnection(DisconnectReason.PEER_DISCONNECTED);

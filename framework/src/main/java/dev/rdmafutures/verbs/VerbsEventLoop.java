@@ -171,6 +171,7 @@ final class VerbsEventLoop implements EventLoop {
         }
         int work = 0;
         commandsRan = false;
+        boolean deviceEventsReady = false;
         if (eventsReady || ++pollsSinceEventCheck >= EVENT_CHECK_INTERVAL) {
             pollsSinceEventCheck = 0;
             eventsReady = false;
@@ -186,10 +187,7 @@ final class VerbsEventLoop implements EventLoop {
                         work++;
                     }
                 }
-                if (!closed && pollFds.getShort(asyncSlot() * PollFd.SIZE + PollFd.REVENTS) != 0) {
-                    work += deviceEvents.drain(this);
-                    pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd()); // -1 once it failed
-                }
+                deviceEventsReady = pollFds.getShort(asyncSlot() * PollFd.SIZE + PollFd.REVENTS) != 0;
             }
         }
         // By index: a connection that closes while draining leaves the list (its successor waits a cycle).
@@ -199,6 +197,11 @@ final class VerbsEventLoop implements EventLoop {
             } catch (RuntimeException e) {
                 poller.recordError("verbs completion", e);
             }
+        }
+        // After the completions: those that came before a port or QP failed keep their own outcome.
+        if (deviceEventsReady && !closed) {
+            work += deviceEvents.drain(this);
+            pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd()); // -1 once it failed
         }
         return work;
     }
