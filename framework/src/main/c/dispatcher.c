@@ -328,7 +328,7 @@ JNIEXPORT jint DISPATCHER(modifyQP)(JNIEnv *env, jobject self, jlong qp, jlong a
         return -1;
     }
     if (attr != 0) {
-        throw_io(env, "_modifyQP", "attributes are not supported; use NativeVerbs.modifyQpState", 0);
+        throw_io(env, "_modifyQP", "attributes are not supported", 0);
         return -1;
     }
     return 0; /* DiSNI always passes no attributes: nothing to change */

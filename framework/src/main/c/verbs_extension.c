@@ -394,17 +394,6 @@ JNIEXPORT jint EXTENSION(queryQp)(JNIEnv *env, jclass type, jlong qp, jlong out)
     return 0;
 }
 
-JNIEXPORT jint EXTENSION(modifyQpState)(JNIEnv *env, jclass type, jlong qp, jint state) {
-    if (qp == 0) {
-        return -EINVAL;
-    }
-    struct ibv_qp_attr attr;
-    memset(&attr, 0, sizeof attr);
-    attr.qp_state = (enum ibv_qp_state) state;
-    int error = ibv_modify_qp(PTR(struct ibv_qp, qp), &attr, IBV_QP_STATE);
-    return error == 0 ? 0 : -error;
-}
-
 /* --- Data path --------------------------------------------------------------------------------------------- */
 
 /*
@@ -450,6 +439,15 @@ JNIEXPORT jlong EXTENSION(getCqEvent)(JNIEnv *env, jclass type, jlong channel, j
 
 JNIEXPORT jint EXTENSION(compChannelFd)(JNIEnv *env, jclass type, jlong channel) {
     return channel == 0 ? -EINVAL : PTR(struct ibv_comp_channel, channel)->fd;
+}
+
+JNIEXPORT jint EXTENSION(asyncEventFd)(JNIEnv *env, jclass type, jlong context) {
+    if (context == 0) {
+        return -EINVAL;
+    }
+    struct ibv_context *verbs = PTR(struct ibv_context, context);
+    int error = set_nonblocking(verbs->async_fd);
+    return error != 0 ? -error : verbs->async_fd;
 }
 
 JNIEXPORT jint EXTENSION(getAsyncEvent)(JNIEnv *env, jclass type, jlong context, jlong out, jint timeout) {

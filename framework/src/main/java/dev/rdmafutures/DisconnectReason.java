@@ -8,13 +8,21 @@ public enum DisconnectReason {
     CONNECTION_RESET,
     /** The peer broke the protocol and the connection was terminated. Disconnect callbacks fire for this. */
     PROTOCOL_ERROR,
+    /**
+     * This side's adapter, port or queue failed: port down, a fatal QP or CQ error, a device failure. Disconnect
+     * callbacks fire for this.
+     */
+    DEVICE_ERROR,
     /** This side called {@link RdmaConnection#disconnect()}; no callback fires. */
     LOCAL_DISCONNECT,
     /** The runtime was closed; no callback fires. */
     RUNTIME_CLOSED;
 
-    /** Whether the peer (or the path to it) caused this end, the case NDK's disconnect event callback reports. */
+    /**
+     * Whether this end was not caused by this application (the peer, the path to it, or this side's adapter), the
+     * case NDK's disconnect event callback reports.
+     */
     public boolean isPeerInitiated() {
-        return this == PEER_DISCONNECTED || this == CONNECTION_RESET || this == PROTOCOL_ERROR;
+        return this == PEER_DISCONNECTED || this == CONNECTION_RESET || this == PROTOCOL_ERROR || this == DEVICE_ERROR;
     }
 }

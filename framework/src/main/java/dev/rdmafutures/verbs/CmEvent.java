@@ -1,5 +1,14 @@
 package dev.rdmafutures.verbs;
 
+import static dev.rdmafutures.verbs.NativeLayout.CmEventInfo.ID;
+import static dev.rdmafutures.verbs.NativeLayout.CmEventInfo.INITIATOR_DEPTH;
+import static dev.rdmafutures.verbs.NativeLayout.CmEventInfo.PRIVATE_DATA;
+import static dev.rdmafutures.verbs.NativeLayout.CmEventInfo.PRIVATE_DATA_CAPACITY;
+import static dev.rdmafutures.verbs.NativeLayout.CmEventInfo.PRIVATE_DATA_LENGTH;
+import static dev.rdmafutures.verbs.NativeLayout.CmEventInfo.RESPONDER_RESOURCES;
+import static dev.rdmafutures.verbs.NativeLayout.CmEventInfo.STATUS;
+import static dev.rdmafutures.verbs.NativeLayout.CmEventInfo.TYPE;
+
 import dev.rdmafutures.ReadLimits;
 import java.nio.ByteBuffer;
 
@@ -38,26 +47,22 @@ final class CmEvent {
     }
 
     long id() {
-        return info.getLong(0);
-    }
-
-    long listenId() {
-        return info.getLong(8);
+        return info.getLong(ID);
     }
 
     int type() {
-        return info.getInt(16);
+        return info.getInt(TYPE);
     }
 
     int status() {
-        return info.getInt(20);
+        return info.getInt(STATUS);
     }
 
     /** The private data as the transport reported it (IB/RoCE: the whole zero-padded field). */
     byte[] privateData() {
-        int length = Math.min(info.getInt(24), 256);
+        int length = Math.min(info.getInt(PRIVATE_DATA_LENGTH), PRIVATE_DATA_CAPACITY);
         byte[] data = new byte[length];
-        info.get(48, data);
+        info.get(PRIVATE_DATA, data);
         return data;
     }
 
@@ -66,8 +71,8 @@ final class CmEvent {
      * resources and vice versa, so the peer's inbound limit is our initiator depth.
      */
     ReadLimits peerReadLimits() {
-        int responderResources = Byte.toUnsignedInt(info.get(28));
-        int initiatorDepth = Byte.toUnsignedInt(info.get(29));
+        int responderResources = Byte.toUnsignedInt(info.get(RESPONDER_RESOURCES));
+        int initiatorDepth = Byte.toUnsignedInt(info.get(INITIATOR_DEPTH));
         return new ReadLimits(initiatorDepth, responderResources);
     }
 
@@ -76,12 +81,15 @@ final class CmEvent {
      * values as the passive side sent them: its inbound limit as our responder resources.
      */
     ReadLimits peerReadLimitsAsSent() {
-        return new ReadLimits(Byte.toUnsignedInt(info.get(28)), Byte.toUnsignedInt(info.get(29)));
+        return new ReadLimits(Byte.toUnsignedInt(info.get(RESPONDER_RESOURCES)),
+                Byte.toUnsignedInt(info.get(INITIATOR_DEPTH)));
     }
 
     @Override
     public String toString() {
-        return name(type()) + "[status " + status() + ", responder resources " + Byte.toUnsignedInt(info.get(28))
-                + ", initiator depth " + Byte.toUnsignedInt(info.get(29)) + ", private data " + info.getInt(24) + " B]";
+        return name(type()) + "[status " + status()
+                + ", responder resources " + Byte.toUnsignedInt(info.get(RESPONDER_RESOURCES))
+                + ", initiator depth " + Byte.toUnsignedInt(info.get(INITIATOR_DEPTH))
+                + ", private data " + info.getInt(PRIVATE_DATA_LENGTH) + " B]";
     }
 }

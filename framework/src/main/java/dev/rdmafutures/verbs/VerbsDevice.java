@@ -129,14 +129,14 @@ final class VerbsDevice implements ProviderDevice {
         if (rc < 0) {
             throw new RdmaException(Status.DEVICE_REMOVED, "ibv_query_device on " + name + " failed: errno " + -rc);
         }
-        int maxInbound = Math.min(scratch.getInt(76), 255);
-        int maxOutbound = Math.min(scratch.getInt(80), 255);
-        boolean iwarp = scratch.getInt(120) == 1;
+        int maxInbound = Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_RD_ATOM), 255);
+        int maxOutbound = Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_INIT_RD_ATOM), 255);
+        boolean iwarp = scratch.getInt(NativeLayout.DeviceInfo.IWARP) == 1;
         AdapterInfo.Transport transport = AdapterInfo.Transport.IWARP;
         if (!iwarp) {
             NativeVerbs.queryPort(handle, 1, address);
-            transport = scratch.getInt(8) == LINK_LAYER_ETHERNET ? AdapterInfo.Transport.ROCE
-                    : AdapterInfo.Transport.INFINIBAND;
+            transport = scratch.getInt(NativeLayout.PortInfo.LINK_LAYER) == LINK_LAYER_ETHERNET
+                    ? AdapterInfo.Transport.ROCE : AdapterInfo.Transport.INFINIBAND;
         }
         AdapterInfo info = AdapterInfo.builder()
                 .providerName(VerbsProvider.NAME)
@@ -165,7 +165,8 @@ final class VerbsDevice implements ProviderDevice {
     }
 
     private static boolean portActive(long context, ByteBuffer scratch, long address) {
-        return NativeVerbs.queryPort(context, 1, address) == 0 && scratch.getInt(0) == PORT_ACTIVE;
+        return NativeVerbs.queryPort(context, 1, address) == 0
+                && scratch.getInt(NativeLayout.PortInfo.STATE) == PORT_ACTIVE;
     }
 
     /** DiSNI keeps its dispatcher package-private; wrapping ids and contexts the CM hands us needs it. */

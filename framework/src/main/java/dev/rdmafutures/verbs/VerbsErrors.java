@@ -1,12 +1,18 @@
 package dev.rdmafutures.verbs;
 
+import com.ibm.disni.verbs.IbvWC;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Maps errno values, failed DiSNI calls and CM event statuses to statuses (ABI document §5.6). */
+/**
+ * Maps errno values, failed DiSNI calls, CM event statuses and work-completion statuses to statuses (ABI document
+ * §5.6), and defines the one private-data marker this provider puts on the wire.
+ */
 final class VerbsErrors {
     static final int EPERM = 1;
     static final int ENOMEM = 12;
@@ -27,6 +33,23 @@ final class VerbsErrors {
     private static final int IB_REJ_TIMEOUT = 4;
     private static final int IB_REJ_INSUFFICIENT_RESP_RESOURCES = 27;
     private static final Pattern ERRNO = Pattern.compile("\\(errno (\\d+)\\)");
+    /** Work-completion statuses ({@code enum ibv_wc_status}) that map to something else than a protocol error. */
+    static final int WC_SUCCESS = 0;
+    static final int WC_LOC_LEN_ERR = 1;
+    static final int WC_LOC_QP_OP_ERR = 2;
+    static final int WC_LOC_PROT_ERR = 4;
+    static final int WC_WR_FLUSH_ERR = 5;
+    static final int WC_REM_INV_REQ_ERR = 9;
+    static final int WC_REM_ACCESS_ERR = 10;
+    static final int WC_REM_OP_ERR = 11;
+    static final int WC_RETRY_EXC_ERR = 12;
+    static final int WC_RNR_RETRY_EXC_ERR = 13;
+    /**
+     * The private data of the REJ with which a connector whose pending deadline passed answers the peer's REP (IB and
+     * RoCE): the peer's accept then fails with IO_TIMEOUT (NdkAcceptEx), not CONNECTION_ABORTED. The peer receives
+     * it zero-padded to the REJ's 148 bytes.
+     */
+    static final byte[] EXPIRED_MARKER = "RdmaFutures:IO_TIMEOUT".getBytes(StandardCharsets.US_ASCII);
 
     private VerbsErrors() {
     }
@@ -112,5 +135,65 @@ final class VerbsErrors {
                 : event == CmEvent.UNREACHABLE ? Status.HOST_UNREACHABLE : Status.CONNECTION_ABORTED;
         return new RdmaException(mapped, "connect to " + destination + " failed: "
                 + CmEvent.name(event) + " status " + status);
+    }
+
+    /**
+     * REJECTED on the passive side, after our accept: the connector rejected our REP. Its expiry says so with
+     * {@link #EXPIRED_MARKER}; any other reject aborts the accept.
+     */
+    static RdmaException rejectedAfterAccept(byte[] privateData, Object peer) {
+        boolean expired = privateData.length >= EXPIRED_MARKER.length
+                && Arrays.equals(privateData, 0, EXPIRED_MARKER.length, EXPIRED_MARKER, 0, EXPIRED_MARKER.length);
+        return expired ? new RdmaException(Status.IO_TIMEOUT, peer + " never completed the connection (its pending"
+                        + " deadline passed)")
+                : new RdmaException(Status.CONNECTION_ABORTED, peer + " rejected the connection after our accept");
+    }
+
+    /**
+     * A failed work completion. {@code receive}: it was a receive (rxe reports a message longer than the posted
+     * receive as a local QP operation error there).
+     */
+    static RdmaException completion(int status, boolean receive, int vendorError) {
+        Status mapped = receive && status == WC_LOC_QP_OP_ERR ? Status.BUFFER_OVERFLOW : switch (status) {
+            case WC_LOC_LEN_ERR -> Status.BUFFER_OVERFLOW;
+            case WC_LOC_PROT_ERR, WC_REM_ACCESS_ERR -> Status.ACCESS_VIOLATION;
+            case WC_REM_INV_REQ_ERR, WC_REM_OP_ERR -> Status.REMOTE_RESOURCES;
+            case WC_RETRY_EXC_ERR, WC_RNR_RETRY_EXC_ERR -> Status.IO_TIMEOUT;
+            default -> Status.INVALID_NETWORK_RESPONSE;
+        };
+        IbvWC.IbvWcStatus[] names = IbvWC.IbvWcStatus.values();
+        String name = status >= 0 && status < names.length ? names[status].name() : "status " + status;
+        return new RdmaException(mapped, "work completion " + name + " (vendor error " + vendorError + ")");
+    }
+
+    /** {@code ibv_post_send} refused a request. */
+    static RdmaException postSendFailed(IOException e) {
+        int errno = errnoOf(e);
+        return new RdmaException(errno == ENOMEM ? Status.INSUFFICIENT_RESOURCES : Status.INVALID_PARAMETER,
+                "ibv_post_send failed: " + e.getMessage(), e);
+    }
+
+    /** {@code ibv_post_recv} refused a request. */
+    static RdmaException postReceiveFailed(int errno) {
+        return new RdmaException(errno == ENOMEM ? Status.INSUFFICIENT_RESOURCES : Status.INVALID_PARAMETER,
+                "ibv_post_recv failed: errno " + errno);
+    }
+
+    /**
+     * What a fatal asynchronous event means for the requests of the connections it ends: a port that went down
+     * NETWORK_UNREACHABLE, a failed device DEVICE_REMOVED, a failed QP or CQ INVALID_DEVICE_STATE; the message
+     * names the event.
+     */
+    static RdmaException deviceFailure(AsyncEvent event, String device) {
+        return switch (event.type()) {
+            case AsyncEvent.PORT_ERR -> new RdmaException(Status.NETWORK_UNREACHABLE, "port " + event.port() + " of "
+                    + device + " went down (" + event.name() + ")");
+            case AsyncEvent.DEVICE_FATAL -> new RdmaException(Status.DEVICE_REMOVED, device + " failed ("
+                    + event.name() + ")");
+            case AsyncEvent.CQ_ERR -> new RdmaException(Status.INVALID_DEVICE_STATE, "the connection's completion"
+                    + " queue on " + device + " failed (" + event.name() + ")");
+            default -> new RdmaException(Status.INVALID_DEVICE_STATE, "the connection's queue pair on " + device
+                    + " failed (" + event.name() + ")");
+        };
     }
 }

@@ -15,6 +15,7 @@ import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.ListenEvents;
 import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.verbs.NativeLayout.PollFd;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -25,15 +26,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One poller's CM event channels (its own and those of the listeners it serves), the completion channel its
- * connections' CQs report to, and an eventfd for wake-ups, all waited on with one {@code poll(2)}. Each connection
- * has its own CQ, so a completion's connection is known without DiSNI's {@code qp_num}, which it leaves stale on
- * errors. Confined to the poller thread but {@link #wakeup()}.
+ * One poller's CM event channels (its own and those of the listeners it serves), the device's asynchronous events
+ * ({@link DeviceEvents}), the completion channel its connections' CQs report to, and an eventfd for wake-ups, all
+ * waited on with one {@code poll(2)}. Each connection has its own CQ, so a completion's connection is known without
+ * DiSNI's {@code qp_num}, which it leaves stale on errors. Confined to the poller thread but {@link #wakeup()}.
  */
 final class VerbsEventLoop implements EventLoop {
-    /** In spin modes CM channels are checked every this many polls; a blocking wait checks them always. */
-    private static final int CM_CHECK_INTERVAL = 64;
-    private static final int POLLIN = 1;
+    /** In spin modes CM channels and device events are checked every this many polls; a blocking wait always. */
+    private static final int EVENT_CHECK_INTERVAL = 64;
 
     private final VerbsDevice device;
     private final PollerContext poller;
@@ -42,17 +42,19 @@ final class VerbsEventLoop implements EventLoop {
     private final IbvCompChannel compChannel;
     private final long compChannelHandle;
     private final int wakeupFd;
+    private final DeviceEvents deviceEvents;
+    private final ByteBuffer cmIdInfo = direct(NativeVerbs.CM_ID_INFO_SIZE);
+    private final long cmIdInfoAddress = MemoryUtils.getAddress(cmIdInfo);
     private final ByteBuffer eventInfo = direct(NativeVerbs.CM_EVENT_INFO_SIZE);
-
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
     private final CmEvent event = new CmEvent(eventInfo);
-    private final Map<Long, VerbsEndpoint> endpointsById = new HashMap<>();
-    private final List<VerbsEndpoint> connections = new ArrayList<>();
+    private final Map<Long, VerbsConnection> connectionsById = new HashMap<>();
+    private final List<VerbsQueuePair> queuePairs = new ArrayList<>();
     private boolean commandsRan;
     private ByteBuffer pollFds;
     private long pollFdsAddress;
-    private int pollsSinceCmCheck;
-    private boolean cmReady = true;
+    private int pollsSinceEventCheck;
+    private boolean eventsReady = true;
     private boolean closed;
 
     VerbsEventLoop(VerbsDevice device, PollerContext poller) {
@@ -71,6 +73,7 @@ final class VerbsEventLoop implements EventLoop {
             throw new RdmaException(Status.INSUFFICIENT_RESOURCES, "eventfd failed: errno " + -fd);
         }
         this.wakeupFd = fd;
+        this.deviceEvents = DeviceEvents.subscribe(device, this);
         rebuildPollSet();
     }
 
@@ -91,23 +94,23 @@ final class VerbsEventLoop implements EventLoop {
         return new CompletionQueue(device.context(), compChannel, entries);
     }
 
-    /** Polls {@code connection}'s CQ from now on. */
-    void addConnection(VerbsEndpoint connection) {
-        connections.add(connection);
+    /** Polls {@code queuePair}'s CQ from now on. */
+    void addQueuePair(VerbsQueuePair queuePair) {
+        queuePairs.add(queuePair);
     }
 
-    void removeConnection(VerbsEndpoint connection) {
-        connections.remove(connection);
+    void removeQueuePair(VerbsQueuePair queuePair) {
+        queuePairs.remove(queuePair);
     }
 
     /**
-     * The connection whose CQ raised an event. A scan, as every poll drains all connections anyway; a map keyed by
+     * The queue pair whose CQ raised an event. A scan, as every poll drains all of them anyway; a map keyed by
      * {@code Long} would box a handle per event.
      */
-    private VerbsEndpoint connectionOfCq(long cqHandle) {
-        for (int i = 0; i < connections.size(); i++) {
-            if (connections.get(i).reportsTo(cqHandle)) {
-                return connections.get(i);
+    private VerbsQueuePair queuePairOfCq(long cqHandle) {
+        for (int i = 0; i < queuePairs.size(); i++) {
+            if (queuePairs.get(i).reportsTo(cqHandle)) {
+                return queuePairs.get(i);
             }
         }
         return null;
@@ -130,22 +133,34 @@ final class VerbsEventLoop implements EventLoop {
         return poller.execute(command);
     }
 
-    /** Routes the id's CM events to {@code endpoint}. */
-    void track(long idHandle, VerbsEndpoint endpoint) {
-        endpointsById.put(idHandle, endpoint);
+    /** Routes the id's CM events to {@code connection}. */
+    void track(long idHandle, VerbsConnection connection) {
+        connectionsById.put(idHandle, connection);
+    }
+
+    /** The device port a CM id is bound to (known once its address is resolved or its request arrived), or 0. */
+    int portOf(long idHandle) {
+        int rc = NativeVerbs.getCmIdInfo(idHandle, cmIdInfoAddress);
+        return rc < 0 ? 0 : Byte.toUnsignedInt(cmIdInfo.get(NativeLayout.CmIdInfo.PORT_NUMBER));
+    }
+
+    /** Poll set slots: the CM channels, then the device's async fd, the completion channel, the wake-up. */
+    private int asyncSlot() {
+        return channels.size();
     }
 
     private void rebuildPollSet() {
-        int count = channels.size() + 2;
-        pollFds = direct(count * 8);
+        int count = channels.size() + 3;
+        pollFds = direct(count * PollFd.SIZE);
         pollFdsAddress = MemoryUtils.getAddress(pollFds);
         for (int i = 0; i < channels.size(); i++) {
-            pollFds.putInt(i * 8, channels.get(i).fd);
+            pollFds.putInt(i * PollFd.SIZE + PollFd.FD, channels.get(i).fd);
         }
-        pollFds.putInt(channels.size() * 8, NativeVerbs.compChannelFd(compChannelHandle));
-        pollFds.putInt((channels.size() + 1) * 8, wakeupFd);
+        pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd());
+        pollFds.putInt((asyncSlot() + 1) * PollFd.SIZE + PollFd.FD, NativeVerbs.compChannelFd(compChannelHandle));
+        pollFds.putInt((asyncSlot() + 2) * PollFd.SIZE + PollFd.FD, wakeupFd);
         for (int i = 0; i < count; i++) {
-            pollFds.putShort(i * 8 + 4, (short) POLLIN);
+            pollFds.putShort(i * PollFd.SIZE + PollFd.EVENTS, PollFd.POLLIN);
         }
     }
 
@@ -156,12 +171,13 @@ final class VerbsEventLoop implements EventLoop {
         }
         int work = 0;
         commandsRan = false;
-        if (cmReady || ++pollsSinceCmCheck >= CM_CHECK_INTERVAL) {
-            pollsSinceCmCheck = 0;
-            cmReady = false;
+        boolean deviceEventsReady = false;
+        if (eventsReady || ++pollsSinceEventCheck >= EVENT_CHECK_INTERVAL) {
+            pollsSinceEventCheck = 0;
+            eventsReady = false;
             // Readiness first, without reading: librdmacm acts while it reads an event (it answers a connect
             // response with the RTU), so a command issued before the event (a cancel) must run before the read.
-            if (NativeVerbs.pollFds(pollFdsAddress, channels.size(), 0) > 0) {
+            if (NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 1, 0) > 0) {
                 work += beforeDispatch();
                 for (int i = 0; i < channels.size() && !closed; i++) {
                     Channel channel = channels.get(i);
@@ -171,15 +187,21 @@ final class VerbsEventLoop implements EventLoop {
                         work++;
                     }
                 }
+                deviceEventsReady = pollFds.getShort(asyncSlot() * PollFd.SIZE + PollFd.REVENTS) != 0;
             }
         }
         // By index: a connection that closes while draining leaves the list (its successor waits a cycle).
-        for (int i = 0; i < connections.size() && !closed; i++) {
+        for (int i = 0; i < queuePairs.size() && !closed; i++) {
             try {
-                work += connections.get(i).drainCompletions();
+                work += queuePairs.get(i).drainCompletions();
             } catch (RuntimeException e) {
                 poller.recordError("verbs completion", e);
             }
+        }
+        // After the completions: those that came before a port or QP failed keep their own outcome.
+        if (deviceEventsReady && !closed) {
+            work += deviceEvents.drain(this);
+            pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd()); // -1 once it failed
         }
         return work;
     }
@@ -188,15 +210,15 @@ final class VerbsEventLoop implements EventLoop {
         try {
             if (type == CmEvent.CONNECT_REQUEST) {
                 if (channel.listener != null) {
-                    VerbsEndpoint.onConnectRequest(this, channel.listener, channel.events, event);
+                    PassiveHandshake.onConnectRequest(this, channel.listener, channel.events, event);
                 } else {
                     VerbsDevice.destroyQuietly(device.wrapRequestId(event.id(), channel.channel));
                 }
                 return;
             }
-            VerbsEndpoint endpoint = endpointsById.get(event.id());
-            if (endpoint != null) {
-                endpoint.onCmEvent(event);
+            VerbsConnection connection = connectionsById.get(event.id());
+            if (connection != null) {
+                connection.onCmEvent(event);
             }
         } catch (IOException | RuntimeException e) {
             poller.recordError("verbs CM event " + event, e);
@@ -208,10 +230,9 @@ final class VerbsEventLoop implements EventLoop {
         if (closed) {
             return;
         }
-        for (int i = 0; i < connections.size(); i++) { // by index: no iterator per wait
-            VerbsEndpoint connection = connections.get(i);
+        for (int i = 0; i < queuePairs.size(); i++) { // by index: no iterator per wait
             try {
-                if (connection.armCompletions()) {
+                if (queuePairs.get(i).armCompletions()) {
                     return; // completions arrived before arming: no event will come for them
                 }
             } catch (IOException e) {
@@ -220,22 +241,22 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         int timeoutMs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, maxNanos / 1_000_000));
-        int ready = NativeVerbs.pollFds(pollFdsAddress, channels.size() + 2, timeoutMs);
+        int ready = NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 3, timeoutMs);
         if (ready <= 0) {
             return;
         }
-        for (int i = 0; i < channels.size(); i++) {
-            if (pollFds.getShort(i * 8 + 6) != 0) {
-                cmReady = true;
+        for (int i = 0; i <= asyncSlot(); i++) {
+            if (pollFds.getShort(i * PollFd.SIZE + PollFd.REVENTS) != 0) {
+                eventsReady = true;
             }
         }
-        if (pollFds.getShort(channels.size() * 8 + 6) != 0) {
+        if (pollFds.getShort((asyncSlot() + 1) * PollFd.SIZE + PollFd.REVENTS) != 0) {
             long fired;
             while ((fired = NativeVerbs.getCqEvent(compChannelHandle, 0)) > 0) {
-                VerbsEndpoint connection = connectionOfCq(fired);
-                if (connection != null) {
+                VerbsQueuePair queuePair = queuePairOfCq(fired);
+                if (queuePair != null) {
                     try {
-                        connection.onCompletionEvent();
+                        queuePair.onCompletionEvent();
                     } catch (IOException e) {
                         poller.recordError("acknowledge completion event", e);
                     }
@@ -256,7 +277,7 @@ final class VerbsEventLoop implements EventLoop {
             events.onFailed(new RdmaException(Status.CANCELED, "the runtime is closing"));
             return error -> { };
         }
-        return VerbsEndpoint.connect(this, spec, connectionEvents, events);
+        return ActiveHandshake.start(this, spec, connectionEvents, events);
     }
 
     @Override
@@ -269,11 +290,25 @@ final class VerbsEventLoop implements EventLoop {
         if (listener.attach(this)) {
             channels.add(new Channel(listener.channel(), listener, events));
             rebuildPollSet();
-            cmReady = true;
+            eventsReady = true;
         }
     }
 
-    /** Destroys a closed listener's id and channel; requests it spawned stay with their endpoints. */
+    /** A device event, on this loop's thread: each connection decides whether it concerns it. */
+    void onDeviceEvent(AsyncEvent event) {
+        if (closed || !event.isFatal()) {
+            return;
+        }
+        for (VerbsConnection connection : new ArrayList<>(connectionsById.values())) {
+            try {
+                connection.onDeviceEvent(event);
+            } catch (RuntimeException e) {
+                poller.recordError("verbs device event " + event, e);
+            }
+        }
+    }
+
+    /** Destroys a closed listener's id and channel; requests it spawned stay with their connections. */
     void stopListening(VerbsListener listener) {
         for (int i = 0; i < channels.size(); i++) {
             if (channels.get(i).listener == listener) {
@@ -289,14 +324,15 @@ final class VerbsEventLoop implements EventLoop {
             return;
         }
         closed = true;
-        for (VerbsEndpoint endpoint : new ArrayList<>(endpointsById.values())) {
+        deviceEvents.unsubscribe(this);
+        for (VerbsConnection connection : new ArrayList<>(connectionsById.values())) {
             try {
-                endpoint.onLoopClosed();
+                connection.onLoopClosed();
             } catch (RuntimeException e) {
                 poller.recordError("verbs close", e);
             }
         }
-        endpointsById.clear();
+        connectionsById.clear();
         for (Channel channel : channels) {
             if (channel.listener != null) {
                 VerbsDevice.destroyQuietly(channel.listener.id());
@@ -336,7 +372,7 @@ final class VerbsEventLoop implements EventLoop {
 
     /** Destroys an id this loop no longer routes. */
     void forget(RdmaCmId id, long idHandle) {
-        endpointsById.remove(idHandle);
+        connectionsById.remove(idHandle);
         VerbsDevice.destroyQuietly(id);
     }
 }

@@ -18,6 +18,8 @@ public final class NativeVerbs {
     public static final int PORT_INFO_SIZE = 16;
     /** Size of the record {@link #getCmIdInfo} writes. */
     public static final int CM_ID_INFO_SIZE = 296;
+    /** Size of the record {@link #getAsyncEvent} writes. */
+    public static final int ASYNC_EVENT_INFO_SIZE = 16;
     /** {@code -EAGAIN}: nothing arrived before the timeout. */
     public static final int AGAIN = -11;
 
@@ -82,9 +84,6 @@ public final class NativeVerbs {
     /** {@code ibv_query_qp}: state, capabilities and effective read limits. */
     public static native int queryQp(long qp, long out);
 
-    /** {@code ibv_modify_qp} to {@code state} only (e.g. ERR to flush). */
-    public static native int modifyQpState(long qp, int state);
-
     /** {@code ibv_post_send} of a serialized list; on failure the failing WR's index goes to {@code outBadIndex}. */
     public static native int postSend(long qp, long list, long outBadIndex);
 
@@ -97,7 +96,13 @@ public final class NativeVerbs {
     /** The file descriptor of a completion channel. */
     public static native int compChannelFd(long compChannel);
 
-    /** Waits up to {@code timeoutMs} for an asynchronous device event: type, port, element handle (16 bytes). */
+    /** The file descriptor of a device context's asynchronous events, made non-blocking for {@link #pollFds}. */
+    public static native int asyncEventFd(long context);
+
+    /**
+     * Waits up to {@code timeoutMs} for an asynchronous device event, copies it (type, port, element handle) into an
+     * AsyncEventInfo record, acknowledges it and returns its type.
+     */
     public static native int getAsyncEvent(long context, long out, int timeoutMs);
 
     /** A non-blocking eventfd to interrupt {@link #pollFds}. */
