@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An application-driven runtime ({@code pollerThreads(0)}) has no poller thread and one owner thread at a
  * time: the thread that built it, until that thread hands it over with {@link #handOver(Thread)}. Only the owner
- * runs {@link #poll()}; the owner's {@code join()} and {@code get()} on the runtime's futures poll while they wait;
- * other threads may wait on its futures while the owner polls.
+ * runs {@link #poll()}; the owner's {@code join()} and {@code get()} on any RdmaFutures future poll every runtime
+ * it owns while they wait; other threads may wait on its futures while the owner polls.
  */
 public final class RdmaRuntime implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaRuntime.class);

@@ -131,4 +131,16 @@ class InvokedRuntimeTest {
         assertThat(server.owner()).isEmpty();
         assertThatThrownBy(() -> server.handOver(Thread.currentThread())).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void waitingOnAnotherRuntimesFutureKeepsTheOwnedRuntimeRunning() throws Exception {
+        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        // The server's future: it completes only once the client, driven by no thread but this one, has sent its
+        // request, so this wait must run the client.
+        ConnectionRequest request = listener.next().get(10, TimeUnit.SECONDS);
+        RdmaConnection accepted = request.accept().get(10, TimeUnit.SECONDS);
+        assertThat(c.get(10, TimeUnit.SECONDS).isConnected()).isTrue();
+        assertThat(accepted.isConnected()).isTrue();
+    }
 }

@@ -1,13 +1,13 @@
 package dev.rdmafutures.internal;
 
 /**
- * How a thread that waits on a future of an application-driven runtime ({@code pollerThreads(0)}) drives it: no
- * poller thread will complete the future, so its owner polls while it waits. Any other thread just waits.
+ * The application-driven runtime ({@code pollerThreads(0)}) behind a future: no poller thread will complete the
+ * future, so its owner polls while it waits. Any other thread just waits.
  */
 interface Driver {
     /** Whether the calling thread owns the runtime, so that its waits must poll. */
     boolean ownedByCurrentThread();
 
-    /** One duty cycle of the runtime; spins briefly when it found nothing to do. */
-    void driveOnce();
+    /** On the owner: makes sure the owner's waits drive this runtime (the owner had not polled it yet). */
+    void adoptOnOwner();
 }

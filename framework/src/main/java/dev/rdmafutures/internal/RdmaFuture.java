@@ -52,14 +52,23 @@ public sealed class RdmaFuture<T> extends CompletableFuture<T> permits Operation
         return super.join();
     }
 
-    /** On the owner thread of an application-driven runtime ({@code pollerThreads(0)}), waiting means polling it. */
+    /**
+     * On a thread that owns application-driven runtimes ({@code pollerThreads(0)}), waiting means polling them all:
+     * this future's runtime, and any other whose progress this future may need (a server's accept waits for the
+     * request of a client this thread drives).
+     */
     private void driveUntilDone(long deadlineNanos) {
         Driver d = driver;
-        if (d == null || !d.ownedByCurrentThread()) {
+        if (d != null && d.ownedByCurrentThread()) {
+            d.adoptOnOwner();
+        }
+        if (!OwnedRuntimes.any()) {
             return; // poller threads, or the owner thread, complete it
         }
         while (!isDone() && (deadlineNanos == Long.MAX_VALUE || System.nanoTime() - deadlineNanos < 0)) {
-            d.driveOnce();
+            if (OwnedRuntimes.driveAll() == 0) {
+                Thread.onSpinWait();
+            }
         }
     }
 

@@ -54,6 +54,8 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
     private final boolean invoked;
     private volatile boolean closed;
+    /** Whether the current owner has this runtime in its {@link OwnedRuntimes} index; owner thread only. */
+    private boolean indexedByOwner;
 
     /** Opens {@code provider} and starts the pollers; the calling thread owns an application-driven runtime. */
     public RuntimeCore(RuntimeSettings settings, RdmaProvider provider) {
@@ -72,6 +74,9 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
                     device::newEventLoop, owner));
         }
         pollers.forEach(Poller::start);
+        if (invoked) {
+            OwnedRuntimes.enter(this);
+        }
         LOG.info("RdmaFutures runtime started: {}, {} poller(s){}, {} idle strategy", adapterInfo,
                 settings.pollerThreads(), invoked ? " (driven by thread '" + owner.getName() + "')" : "",
                 settings.idleStrategy());
@@ -153,6 +158,10 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         for (int i = 0; i < pollers.size(); i++) {
             work += pollers.get(i).invoke(); // each refuses any thread but the owner, naming it
         }
+        if (!indexedByOwner) {
+            indexedByOwner = true; // only the owner gets here: the thread it was handed over to, on its first poll
+            OwnedRuntimes.enter(this);
+        }
         return work;
     }
 
@@ -170,6 +179,8 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         for (Poller p : pollers) {
             p.handOver(next);
         }
+        indexedByOwner = false;
+        OwnedRuntimes.leave(this); // the new owner indexes it when it polls or waits
         LOG.debug("runtime on {} handed over to thread '{}'", providerName, next.getName());
     }
 
@@ -184,10 +195,9 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     }
 
     @Override
-    public void driveOnce() {
-        if (poll() == 0) {
-            Thread.onSpinWait();
-        }
+    public void adoptOnOwner() {
+        OwnedRuntimes.enter(this);
+        indexedByOwner = true;
     }
 
     /** How many errors the pollers contained. */
@@ -210,6 +220,9 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
             return;
         }
         closed = true;
+        if (invoked && ownedByCurrentThread()) {
+            OwnedRuntimes.leave(this);
+        }
         for (AutoCloseable r : new ArrayList<>(resources)) {
             if (!(r instanceof MemoryRegionImpl)) {
                 closeGuarded(r);
