@@ -3,8 +3,8 @@ package dev.rdmafutures;
 import java.util.Objects;
 
 /**
- * What the provider's adapter can do (NDK's {@code NDK_ADAPTER_INFO}): read-limit maxima, private-data sizes per
- * connection phase, and optional capabilities. Immutable; providers build it with {@link #builder()}.
+ * What the provider's adapter can do (NDK's {@code NDK_ADAPTER_INFO}): read-limit and queue-depth maxima,
+ * private-data sizes per connection phase, and optional capabilities. Immutable; providers build it with {@link #builder()}.
  */
 public final class AdapterInfo {
     /** The wire family an adapter speaks: it decides private-data sizes and who can interoperate. */
@@ -22,6 +22,8 @@ public final class AdapterInfo {
     private final Transport transport;
     private final int maxInboundReadLimit;
     private final int maxOutboundReadLimit;
+    private final int maxInitiatorQueueDepth;
+    private final int maxReceiveQueueDepth;
     private final int maxConnectPrivateData;
     private final int maxAcceptPrivateData;
     private final int maxRejectPrivateData;
@@ -36,6 +38,8 @@ public final class AdapterInfo {
         this.transport = Objects.requireNonNull(b.transport, "transport");
         this.maxInboundReadLimit = b.maxInboundReadLimit;
         this.maxOutboundReadLimit = b.maxOutboundReadLimit;
+        this.maxInitiatorQueueDepth = b.maxInitiatorQueueDepth;
+        this.maxReceiveQueueDepth = b.maxReceiveQueueDepth;
         this.maxConnectPrivateData = b.maxConnectPrivateData;
         this.maxAcceptPrivateData = b.maxAcceptPrivateData;
         this.maxRejectPrivateData = b.maxRejectPrivateData;
@@ -73,6 +77,19 @@ public final class AdapterInfo {
     /** The most outbound reads the adapter lets us have in flight (NDK {@code MaxOutboundReadLimit}). */
     public int maxOutboundReadLimit() {
         return maxOutboundReadLimit;
+    }
+
+    /**
+     * The deepest initiator queue a connection can have (NDK {@code MaxInitiatorQueueDepth}): READs, WRITEs and
+     * SENDs outstanding at once. Deeper requests are capped to it.
+     */
+    public int maxInitiatorQueueDepth() {
+        return maxInitiatorQueueDepth;
+    }
+
+    /** The deepest receive queue a connection can have (NDK {@code MaxReceiveQueueDepth}); deeper requests are capped. */
+    public int maxReceiveQueueDepth() {
+        return maxReceiveQueueDepth;
     }
 
     /** The most private data a connect request carries. */
@@ -125,6 +142,7 @@ public final class AdapterInfo {
     public String toString() {
         return "AdapterInfo[" + providerName + "/" + deviceName + " " + transport
                 + ", readLimits in<=" + maxInboundReadLimit + " out<=" + maxOutboundReadLimit
+                + ", queueDepths initiator<=" + maxInitiatorQueueDepth + " receive<=" + maxReceiveQueueDepth
                 + ", privateData connect<=" + maxConnectPrivateData + " accept<=" + maxAcceptPrivateData
                 + " reject<=" + maxRejectPrivateData + "]";
     }
@@ -136,6 +154,8 @@ public final class AdapterInfo {
         private Transport transport;
         private int maxInboundReadLimit = -1;
         private int maxOutboundReadLimit = -1;
+        private int maxInitiatorQueueDepth = -1;
+        private int maxReceiveQueueDepth = -1;
         private int maxConnectPrivateData = -1;
         private int maxAcceptPrivateData = -1;
         private int maxRejectPrivateData = -1;
@@ -172,6 +192,13 @@ public final class AdapterInfo {
             return this;
         }
 
+        /** Queue-depth maxima, each at least 1. */
+        public Builder maxQueueDepths(int initiator, int receive) {
+            this.maxInitiatorQueueDepth = initiator;
+            this.maxReceiveQueueDepth = receive;
+            return this;
+        }
+
         /** Private-data maxima for connect, accept and reject. */
         public Builder maxPrivateData(int connect, int accept, int reject) {
             this.maxConnectPrivateData = connect;
@@ -186,7 +213,6 @@ public final class AdapterInfo {
             return this;
         }
 
-        /** Validates and builds. */
         /** Default true. */
         public Builder remoteInvalidateSupported(boolean supported) {
             this.remoteInvalidateSupported = supported;
@@ -205,8 +231,12 @@ public final class AdapterInfo {
             return this;
         }
 
+        /** Validates and builds. */
         public AdapterInfo build() {
             new ReadLimits(maxInboundReadLimit, maxOutboundReadLimit);
+            if (maxInitiatorQueueDepth < 1 || maxReceiveQueueDepth < 1) {
+                throw new IllegalStateException("queue-depth maxima must be set and at least 1");
+            }
             if (maxConnectPrivateData < 0 || maxAcceptPrivateData < 0 || maxRejectPrivateData < 0) {
                 throw new IllegalStateException("private-data maxima must be set and non-negative");
             }

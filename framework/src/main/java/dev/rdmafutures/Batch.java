@@ -5,7 +5,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Operations collected on one connection and posted together with {@link #post()}: one hand-off to the poller and
- * one transmission burst (doorbell batching, NDK's DEFER). Not thread-safe; single use.
+ * one transmission burst (doorbell batching, NDK's DEFER). Each operation takes its initiator slot when added (one
+ * beyond the depth fails with {@link Status#INSUFFICIENT_RESOURCES}) and holds it until reported, so post what you
+ * add. Not thread-safe; single use.
  */
 public interface Batch {
     /** Adds an RDMA Read; see {@link RdmaConnection#read}. */

@@ -9,7 +9,7 @@ import java.util.function.Consumer;
  * The builder of one outgoing connect (NDK's {@code NdkConnect} / {@code NdkConnectWithSharedEndpoint}). Setters
  * validate their argument at once; {@link #start()} sends the request.
  *
- * <p>Defaults: read limits {@link ReadLimits#DEFAULT}, no private data, an ephemeral local port, and the runtime's
+ * <p>Defaults: read limits {@link ReadLimits#DEFAULT}, queue depths {@link QueueDepths#DEFAULT}, no private data, an ephemeral local port, and the runtime's
  * connect timeout ({@link RdmaRuntime.Builder#connectTimeout(Duration)}, 10 s unless changed).
  */
 public interface ConnectBuilder {
@@ -19,6 +19,14 @@ public interface ConnectBuilder {
      * @throws RdmaException {@link Status#INVALID_PARAMETER} when out of range
      */
     ConnectBuilder withReadLimits(int inbound, int outbound);
+
+    /**
+     * The queue depths to create the connection with (NDK's initiator and receive queue depths): each at least 1,
+     * capped to {@link AdapterInfo#maxInitiatorQueueDepth()} and {@link AdapterInfo#maxReceiveQueueDepth()}.
+     *
+     * @throws RdmaException {@link Status#INVALID_PARAMETER} when below 1
+     */
+    ConnectBuilder withQueueDepths(int initiator, int receive);
 
     /**
      * Private data sent with the request, copied now. Longer than {@link AdapterInfo#maxConnectPrivateData()} fails

@@ -29,6 +29,14 @@ public interface ConnectionRequest {
     ConnectionRequest withReadLimits(int inbound, int outbound);
 
     /**
+     * The queue depths to accept with; each at least 1, capped to the adapter's maxima. Default
+     * {@link QueueDepths#DEFAULT}.
+     *
+     * @throws RdmaException {@link Status#INVALID_PARAMETER} when below 1
+     */
+    ConnectionRequest withQueueDepths(int initiator, int receive);
+
+    /**
      * Private data sent back with the accept, copied now; longer than {@link AdapterInfo#maxAcceptPrivateData()}
      * fails {@link #accept()} with {@link Status#BUFFER_OVERFLOW}.
      */

@@ -11,6 +11,18 @@ public interface RdmaConnection extends AutoCloseable {
     /** The negotiated read limits and the peer's private data ({@code NdkGetConnectionData}). */
     ConnectionData connectionData();
 
+    /** The queue depths granted: what was asked for at connect or accept, capped to the adapter's maxima. */
+    QueueDepths queueDepths();
+
+    /**
+     * How many more READs, WRITEs and SENDs may be posted now: the initiator depth less those posted and not yet
+     * reported. A snapshot; other threads may take or free slots at any time.
+     */
+    int availableInitiatorSlots();
+
+    /** How many more receives may be posted now: the receive depth less those posted and not yet reported. */
+    int availableReceiveSlots();
+
     /** This side's address. */
     InetSocketAddress localAddress();
 
@@ -23,8 +35,9 @@ public interface RdmaConnection extends AutoCloseable {
     /**
      * RDMA Read (NdkRead): copies {@code length} bytes of the peer's {@code remote} buffer from
      * {@code remoteOffset} into {@code local} at {@code localOffset}, which needs {@link Access#LOCAL_WRITE}.
-     * Reads beyond the negotiated outbound read limit wait, in order. Fails with {@link Status#CONNECTION_INVALID}
-     * when not connected, {@link Status#REMOTE_RESOURCES} beyond the remote buffer, {@link Status#ACCESS_VIOLATION}
+     * Reads beyond the negotiated outbound read limit wait, in order, within the initiator depth. Fails with
+     * {@link Status#INSUFFICIENT_RESOURCES} at once, nothing posted, when the initiator queue is full
+     * ({@link #availableInitiatorSlots()}), {@link Status#CONNECTION_INVALID} when not connected, {@link Status#REMOTE_RESOURCES} beyond the remote buffer, {@link Status#ACCESS_VIOLATION}
      * for a bad local region or a token the peer refuses (the connection is then terminated, as iWARP and verbs
      * do), {@link Status#CANCELED} when the connection ends first.
      */
@@ -68,13 +81,14 @@ public interface RdmaConnection extends AutoCloseable {
     /**
      * Posts a receive buffer ({@link Access#LOCAL_WRITE} needed): it completes with the size of the next Send the
      * peer makes, in the order receives were posted. A Send larger than the buffer terminates the connection.
+     * Fails with {@link Status#INSUFFICIENT_RESOURCES} at once when the receive queue is full.
      */
     CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length);
 
     /**
      * RDMA Read reporting to {@code callback} with {@code context} instead of a future: the allocation-free path
      * ({@link CompletionCallback}). Arguments and outcomes as for the future form, except that an operation refused
-     * before it is posted (bad arguments, not connected, runtime closed) throws that {@link RdmaException} here and
+     * before it is posted (bad arguments, queue full, not connected, runtime closed) throws that {@link RdmaException} here and
      * the callback is not called, as NdkRead returns a failure status without completing.
      */
     void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
@@ -105,7 +119,10 @@ public interface RdmaConnection extends AutoCloseable {
     /** Posts a receive reporting to {@code callback}; see the callback form of {@link #read} and {@link #receive}. */
     void receive(MemoryRegion local, int offset, int length, CompletionCallback callback, long context);
 
-    /** A batch of operations to post at once. */
+    /**
+     * A batch of operations to post at once. Each takes its initiator slot when added; one added beyond the depth
+     * fails with {@link Status#INSUFFICIENT_RESOURCES} and the rest of the batch is unaffected.
+     */
     Batch batch();
 
     /**

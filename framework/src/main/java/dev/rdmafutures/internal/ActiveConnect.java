@@ -45,7 +45,7 @@ final class ActiveConnect implements ConnectEvents {
         this.shared = shared;
         this.established = runtime.newFuture();
         this.accepted = spec.twoPhase() ? runtime.newFuture() : null;
-        this.connection = new ConnectionImpl(runtime, poller, onDisconnect, this::releaseDestination);
+        this.connection = new ConnectionImpl(runtime, poller, spec.queueDepths(), onDisconnect, this::releaseDestination);
     }
 
     /** Starts an attempt on the next poller; returns the future the caller waits on (one- or two-phase). */

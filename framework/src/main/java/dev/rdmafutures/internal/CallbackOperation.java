@@ -10,7 +10,8 @@ import dev.rdmafutures.spi.WorkRequest;
 import java.util.ArrayDeque;
 
 /**
- * One posted operation, its outcome going to a {@link CompletionCallback} (the user's, or an
+ * One posted operation, holding a slot of its connection's {@link QueueSlots} from its post until its outcome is
+ * reported, its outcome going to a {@link CompletionCallback} (the user's, or an
  * {@link OperationFuture}). Reusable: it is its own request, its own poller command (post the request) and its own
  * completion, and once the callback has returned it goes back to its connection's {@link Pool}, so a steady stream
  * of operations allocates nothing.
@@ -48,9 +49,10 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         local.acquire();
     }
 
-    /** The poller refused the command: undo {@link #start}; the caller reports the failure. */
+    /** The poller refused the command: undo {@link #start} and give the slot back; the caller reports the failure. */
     void abandon() {
         region.release();
+        pool.connection.slots().release(kind);
         clear();
     }
 
@@ -141,6 +143,7 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
 
     private void finish(int bytes, boolean invalidated, int token, RdmaException error) {
         region.release();
+        pool.connection.slots().release(kind); // before the callback, which may post into the freed slot
         this.bytes = bytes;
         this.invalidated = invalidated;
         this.invalidatedToken = token;

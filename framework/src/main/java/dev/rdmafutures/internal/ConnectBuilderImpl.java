@@ -4,6 +4,7 @@ import dev.rdmafutures.ConnectBuilder;
 import dev.rdmafutures.DeferredConnectBuilder;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.PendingConnection;
+import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.ReadLimits;
@@ -23,6 +24,7 @@ final class ConnectBuilderImpl implements ConnectBuilder {
     private final InetSocketAddress destination;
     private final AtomicBoolean started = new AtomicBoolean();
     private ReadLimits readLimits = ReadLimits.DEFAULT;
+    private QueueDepths queueDepths = QueueDepths.DEFAULT;
     private byte[] privateData = new byte[0];
     private InetSocketAddress localAddress;
     private SharedEndpointImpl shared;
@@ -39,6 +41,12 @@ final class ConnectBuilderImpl implements ConnectBuilder {
     @Override
     public ConnectBuilder withReadLimits(int inbound, int outbound) {
         this.readLimits = ReadLimits.requested(inbound, outbound);
+        return this;
+    }
+
+    @Override
+    public ConnectBuilder withQueueDepths(int initiator, int receive) {
+        this.queueDepths = new QueueDepths(initiator, receive);
         return this;
     }
 
@@ -113,7 +121,7 @@ final class ConnectBuilderImpl implements ConnectBuilder {
             return RdmaFuture.failed(Validation.overflow("connect", privateData.length, max));
         }
         ConnectSpec spec = new ConnectSpec(destination, localAddress, shared == null ? null : shared.address(),
-                readLimits, privateData, twoPhase);
+                readLimits, queueDepths.cappedTo(runtime.adapterInfo()), privateData, twoPhase);
         return ActiveConnect.start(runtime, spec, timeout, shared, onDisconnect);
     }
 }

@@ -8,6 +8,7 @@ import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RemoteBuffer;
@@ -35,6 +36,7 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     private final Consumer<DisconnectReason> disconnectCallback;
     private final Runnable onEnd;
     private final CallbackOperation.Pool callbackOperations;
+    private final QueueSlots slots;
     private final RdmaFuture<DisconnectReason> disconnected;
     private final RdmaFuture<Void> disconnectDone;
     private volatile ProviderConnection provider;
@@ -42,14 +44,15 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     private volatile boolean connected;
     private boolean disconnectRequested;
 
-    ConnectionImpl(RuntimeOwner runtime, PollerProxy poller, Consumer<DisconnectReason> disconnectCallback,
-                   Runnable onEnd) {
+    ConnectionImpl(RuntimeOwner runtime, PollerProxy poller, QueueDepths depths,
+                   Consumer<DisconnectReason> disconnectCallback, Runnable onEnd) {
         this.runtime = runtime;
         this.completions = runtime.completions();
         this.poller = poller;
         this.disconnectCallback = disconnectCallback;
         this.onEnd = onEnd;
         this.callbackOperations = new CallbackOperation.Pool(this, poller);
+        this.slots = new QueueSlots(depths);
         this.disconnected = runtime.newFuture();
         this.disconnectDone = runtime.newFuture();
     }
@@ -62,6 +65,10 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
         return completions;
     }
 
+    QueueSlots slots() {
+        return slots;
+    }
+
     void established(ProviderConnection connection, ConnectionData connectionData) {
         this.provider = connection;
         this.data = connectionData;
@@ -71,6 +78,21 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     @Override
     public ConnectionData connectionData() {
         return data;
+    }
+
+    @Override
+    public QueueDepths queueDepths() {
+        return slots.depths();
+    }
+
+    @Override
+    public int availableInitiatorSlots() {
+        return slots.availableInitiator();
+    }
+
+    @Override
+    public int availableReceiveSlots() {
+        return slots.availableReceive();
     }
 
     @Override
@@ -208,8 +230,9 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     }
 
     /**
-     * A validated operation whose outcome goes to {@code callback}, holding its local region: pooled when the caller
-     * is the poller thread. Throws, holding nothing, when the operation is invalid.
+     * A validated operation whose outcome goes to {@code callback}, holding its local region and its queue slot:
+     * pooled when the caller is the poller thread. Throws, holding nothing, when the operation is invalid or its
+     * queue is full.
      */
     private CallbackOperation started(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
                                       RemoteBuffer remote, long remoteOffset, OperationFlag[] flags,
@@ -219,6 +242,7 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
         MemoryRegionImpl region;
         try {
             region = prepare(op, kind, local, offset, length, remote, remoteOffset, flags);
+            slots.take(kind);
         } catch (RdmaException e) {
             callbackOperations.recycle(op);
             throw e;

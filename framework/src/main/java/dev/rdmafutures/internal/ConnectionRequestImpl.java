@@ -3,6 +3,7 @@ package dev.rdmafutures.internal;
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.ReadLimits;
@@ -26,6 +27,7 @@ final class ConnectionRequestImpl implements ConnectionRequest {
     private final PollerProxy poller;
     private final AtomicBoolean answered = new AtomicBoolean();
     private ReadLimits readLimits = ReadLimits.DEFAULT;
+    private QueueDepths queueDepths = QueueDepths.DEFAULT;
     private byte[] privateData = new byte[0];
     private Consumer<DisconnectReason> onDisconnect;
 
@@ -70,6 +72,12 @@ final class ConnectionRequestImpl implements ConnectionRequest {
     }
 
     @Override
+    public ConnectionRequest withQueueDepths(int initiator, int receive) {
+        this.queueDepths = new QueueDepths(initiator, receive);
+        return this;
+    }
+
+    @Override
     public ConnectionRequest withPrivateData(byte[] data) {
         this.privateData = Validation.privateData(data);
         return this;
@@ -91,10 +99,11 @@ final class ConnectionRequestImpl implements ConnectionRequest {
             return RdmaFuture.failed(alreadyAnswered());
         }
         RdmaFuture<RdmaConnection> future = runtime.newFuture();
-        ConnectionImpl connection = new ConnectionImpl(runtime, poller, onDisconnect, null);
+        QueueDepths depths = queueDepths.cappedTo(runtime.adapterInfo());
+        ConnectionImpl connection = new ConnectionImpl(runtime, poller, depths, onDisconnect, null);
         byte[] pd = privateData;
         ReadLimits limits = readLimits;
-        poller.submit("accept", () -> request.accept(limits, pd, connection, new EstablishEvents() {
+        poller.submit("accept", () -> request.accept(limits, depths, pd, connection, new EstablishEvents() {
             @Override
             public void onEstablished(ProviderConnection providerConnection, ConnectionData data) {
                 connection.established(providerConnection, data);

@@ -2,6 +2,7 @@ package dev.rdmafutures.soft;
 
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.ReadLimits;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.soft.ddp.DdpHeader;
@@ -176,8 +177,8 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
     }
 
     @Override
-    public void accept(ReadLimits readLimits, byte[] privateData, ConnectionEvents connectionEvents,
-                       EstablishEvents events) {
+    public void accept(ReadLimits readLimits, QueueDepths queueDepths, byte[] privateData,
+                       ConnectionEvents connectionEvents, EstablishEvents events) {
         if (!awaitingAnswer()) {
             events.onFailed(notAnswerable());
             return;

@@ -29,6 +29,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class SoftDevice implements ProviderDevice {
     /** siw's per-QP maxima (SIW_MAX_IRD_QP / SIW_MAX_ORD_QP), so that both ends offer alike. */
     static final int MAX_READ_LIMIT = 128;
+    /**
+     * The deepest initiator and receive queues a soft connection may have: generous (siw's default SQ/RQ size), and
+     * still a bound on what one connection holds under a fast poster.
+     */
+    static final int MAX_QUEUE_DEPTH = 16384;
     static final String OPTION_CRC = "soft.crc";
 
     private final ProviderConfig config;
@@ -48,6 +53,7 @@ final class SoftDevice implements ProviderDevice {
                 .deviceName("soft-tcp")
                 .transport(AdapterInfo.Transport.IWARP)
                 .maxReadLimits(MAX_READ_LIMIT, MAX_READ_LIMIT)
+                .maxQueueDepths(MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH)
                 .maxPrivateData(pd, pd, pd)
                 .readLocalInvalidateSupported(true)
                 .build();

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * roles: the {@link SendScheduler} (send queue, outbound reads, completions), the {@link FpduDecoder} (the inbound
  * stream), {@link Placement} (inbound payload and the receive queue) and the {@link ReadResponder} (the peer's
  * reads). Any violation the roles find sends a Terminate and ends the connection; a Terminate from the peer fails
- * the oldest unfinished request with what it says. Confined to the poller thread.
+ * the oldest unfinished request with what it says. Its queues need no sizing: the core never has more requests
+ * outstanding than the connection's queue depths, so each holds at most that many. Confined to the poller thread.
  */
 final class SoftQueuePair {
     private static final Logger LOG = LoggerFactory.getLogger(SoftQueuePair.class);

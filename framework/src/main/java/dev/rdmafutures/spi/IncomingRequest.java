@@ -1,6 +1,7 @@
 package dev.rdmafutures.spi;
 
 import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.ReadLimits;
 import java.net.InetSocketAddress;
 import java.util.function.Consumer;
@@ -23,10 +24,11 @@ public interface IncomingRequest {
     ReadLimits requestedReadLimits();
 
     /**
-     * Accepts with our requested limits and private data; outcome through {@code establish}, then the connection's
-     * lifecycle through {@code connectionEvents}.
+     * Accepts with our requested limits and private data, creating the QP with {@code queueDepths} (already capped
+     * to the adapter; the core never has more requests outstanding than these); outcome through {@code establish},
+     * then the connection's lifecycle through {@code connectionEvents}.
      */
-    void accept(ReadLimits readLimits, byte[] privateData, ConnectionEvents connectionEvents, EstablishEvents establish);
+    void accept(ReadLimits readLimits, QueueDepths queueDepths, byte[] privateData, ConnectionEvents connectionEvents, EstablishEvents establish);
 
     /** Rejects with private data; {@code done} gets null once sent, or the error. */
     void reject(byte[] privateData, Consumer<RdmaException> done);

@@ -160,7 +160,7 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
         boolean detached = spec.twoPhase() && adapter.passiveAcceptWaitsForCompleteConnect();
         int qpNumber = 0;
         try {
-            VerbsQueuePair queuePair = connection.createQueuePair(detached);
+            VerbsQueuePair queuePair = connection.createQueuePair(detached, spec.queueDepths());
             connection.addresses((InetSocketAddress) connection.id().getSource(), null);
             if (detached) {
                 int rc = queuePair.moveToInit(connection.idHandle());

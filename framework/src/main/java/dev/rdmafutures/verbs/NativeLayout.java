@@ -34,6 +34,8 @@ final class NativeLayout {
 
     /** {@code NativeVerbs.queryDevice}'s record. */
     static final class DeviceInfo {
+        static final int MAX_QP_WR = 48;
+        static final int MAX_CQE = 64;
         static final int MAX_QP_RD_ATOM = 76;
         static final int MAX_QP_INIT_RD_ATOM = 80;
         static final int IWARP = 120;

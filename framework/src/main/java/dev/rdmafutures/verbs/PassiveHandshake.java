@@ -4,6 +4,7 @@ import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.RdmaCmId;
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.ReadLimits;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.ConnectionEvents;
@@ -107,7 +108,8 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
     }
 
     @Override
-    public void accept(ReadLimits readLimits, byte[] privateData, ConnectionEvents events, EstablishEvents done) {
+    public void accept(ReadLimits readLimits, QueueDepths queueDepths, byte[] privateData, ConnectionEvents events,
+                       EstablishEvents done) {
         LOG.debug("{}: accept", connection);
         if (!isRequested()) {
             done.onFailed(notAnswerable());
@@ -120,7 +122,7 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
         connectionData = new ConnectionData(effective, peerPrivateData);
         step = Step.ACCEPTING;
         try {
-            connection.createQueuePair(false);
+            connection.createQueuePair(false, queueDepths);
         } catch (IOException e) {
             connection.reject(new byte[0]);
             RdmaException failure = acceptFailure(VerbsErrors.errnoOf(e), "create a queue pair");

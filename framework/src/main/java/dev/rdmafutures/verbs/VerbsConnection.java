@@ -5,6 +5,7 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.impl.NatObject;
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.Cancellable;
@@ -102,10 +103,10 @@ final class VerbsConnection implements ProviderConnection {
         return remoteAddress;
     }
 
-    /** Creates the queue pair; on failure, {@link #release()} destroys what was created. */
-    VerbsQueuePair createQueuePair(boolean detached) throws IOException {
+    /** Creates the queue pair with {@code depths}; on failure, {@link #release()} destroys what was created. */
+    VerbsQueuePair createQueuePair(boolean detached, QueueDepths depths) throws IOException {
         port = loop.portOf(idHandle);
-        queuePair = new VerbsQueuePair(this, loop, detached);
+        queuePair = new VerbsQueuePair(this, loop, detached, depths);
         queuePair.open(id);
         return queuePair;
     }

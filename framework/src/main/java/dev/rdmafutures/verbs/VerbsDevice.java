@@ -131,6 +131,9 @@ final class VerbsDevice implements ProviderDevice {
         }
         int maxInbound = Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_RD_ATOM), 255);
         int maxOutbound = Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_INIT_RD_ATOM), 255);
+        // Each connection's own CQ takes both queues' completions: half of max_cqe each keeps it from overrunning.
+        int maxCompletions = scratch.getInt(NativeLayout.DeviceInfo.MAX_CQE);
+        int maxQueueDepth = Math.max(1, Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_WR), maxCompletions / 2));
         boolean iwarp = scratch.getInt(NativeLayout.DeviceInfo.IWARP) == 1;
         AdapterInfo.Transport transport = AdapterInfo.Transport.IWARP;
         if (!iwarp) {
@@ -143,6 +146,7 @@ final class VerbsDevice implements ProviderDevice {
                 .deviceName(name)
                 .transport(transport)
                 .maxReadLimits(maxInbound, maxOutbound)
+                .maxQueueDepths(maxQueueDepth, maxQueueDepth)
                 .maxPrivateData(iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[0],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[1],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[2])

@@ -9,6 +9,7 @@ import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPostSend;
 import com.ibm.disni.verbs.impl.NatObject;
+import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.WorkRequest;
@@ -23,14 +24,14 @@ import java.util.LinkedList;
 import java.util.List;
 
 /**
- * One connection's reliable-connected QP and its own CQ (sized so it cannot overrun): posting, the requests that
- * wait for room in a full queue, successful silent requests held until a later signalled one proves them done, and
- * the completions its loop hands over. An RC QP completes each queue in order, so the oldest posted request is the
- * one a completion reports. Poller thread only.
+ * One connection's reliable-connected QP, created with the connection's granted {@link QueueDepths}, and its own CQ
+ * with room for both queues, so it cannot overrun: posting, successful silent requests held until a later signalled
+ * one proves them done, and the completions its loop hands over. The core never has more requests outstanding than
+ * the depths (a silent one keeps its slot until proven done, after its WQE is retired), so every post finds room;
+ * reads beyond the outbound read limit wait in the send queue, the device starting them in order. An RC QP completes
+ * each queue in order, so the oldest posted request is the one a completion reports. Poller thread only.
  */
 final class VerbsQueuePair {
-    /** Requests each queue holds at once; more wait in order. */
-    static final int QUEUE_DEPTH = 128;
     private static final long RECEIVE_FLAG = 0x8000_0000L;
     private static final int IBV_WR_SEND_WITH_INV = 9;
     private static final int WC_WITH_INV = 8;
@@ -41,6 +42,7 @@ final class VerbsQueuePair {
     private final VerbsEventLoop loop;
     private final CompletionQueue completionQueue;
     private final boolean detached;
+    private final QueueDepths depths;
     private IbvQP qp;
     private long handle;
     private SVCPostSend readCall;
@@ -52,8 +54,6 @@ final class VerbsQueuePair {
     private int sequence;
     private final ArrayDeque<WorkRequest> sendQueue = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> receiveQueue = new ArrayDeque<>();
-    private final ArrayDeque<WorkRequest> waitingSends = new ArrayDeque<>();
-    private final ArrayDeque<WorkRequest> waitingReceives = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> heldSilent = new ArrayDeque<>();
     /** The remote error that broke the connection: requests flushed after it fail with its status, as on iWARP. */
     private RdmaException terminatedBy;
@@ -65,11 +65,14 @@ final class VerbsQueuePair {
      * Creates the CQ; {@link #open} then creates the QP. {@code detached}: a two-phase connect on IB/RoCE, whose QP
      * the CM does not own, so that the CM stops at CONNECT_RESPONSE (ABI document §5.5).
      */
-    VerbsQueuePair(VerbsConnection connection, VerbsEventLoop loop, boolean detached) throws IOException {
+    VerbsQueuePair(VerbsConnection connection, VerbsEventLoop loop, boolean detached, QueueDepths depths)
+            throws IOException {
         this.connection = connection;
         this.loop = loop;
         this.detached = detached;
-        this.completionQueue = loop.newCompletionQueue(2 * QUEUE_DEPTH); // room for everything the QP can hold
+        this.depths = depths;
+        // Room for everything the QP can hold; AdapterInfo keeps each depth within half of max_cqe.
+        this.completionQueue = loop.newCompletionQueue(depths.initiator() + depths.receive());
     }
 
     /** Creates the QP on {@code id} (or beside it, if detached) and hands the CQ to the loop's polling. */
@@ -77,15 +80,15 @@ final class VerbsQueuePair {
         if (detached) {
             long cq = completionQueue.handle();
             long created = NativeVerbs.createQpDetached(((NatObject) loop.device().pd()).getObjId(), cq, cq,
-                    QUEUE_DEPTH, QUEUE_DEPTH, 1, 1, 0, 0);
+                    depths.initiator(), depths.receive(), 1, 1, 0, 0);
             if (created < 0) {
                 throw new IOException("ibv_create_qp failed (errno " + -created + ")");
             }
             qp = loop.device().wrapQp(created);
         } else {
             IbvQPInitAttr attr = new IbvQPInitAttr();
-            attr.cap().setMax_send_wr(QUEUE_DEPTH);
-            attr.cap().setMax_recv_wr(QUEUE_DEPTH);
+            attr.cap().setMax_send_wr(depths.initiator());
+            attr.cap().setMax_recv_wr(depths.receive());
             attr.cap().setMax_send_sge(1);
             attr.cap().setMax_recv_sge(1);
             attr.setQp_type(IbvQP.IBV_QPT_RC);
@@ -152,16 +155,10 @@ final class VerbsQueuePair {
 
     // --- posting -----------------------------------------------------------------------------------------------
 
-    /** Posts {@code request}, or queues it behind others while its queue is full. */
+    /** Posts {@code request}; the core's slots guarantee its queue has room. */
     void post(WorkRequest request) {
         if (request.kind() == WorkRequest.Kind.RECEIVE) {
-            if (receiveQueue.size() >= QUEUE_DEPTH) {
-                waitingReceives.add(request);
-            } else {
-                postReceive(request);
-            }
-        } else if (sendQueue.size() >= QUEUE_DEPTH) {
-            waitingSends.add(request);
+            postReceive(request);
         } else {
             postSend(request);
         }
@@ -214,17 +211,6 @@ final class VerbsQueuePair {
             return;
         }
         receiveQueue.add(request);
-    }
-
-    private void refill(ArrayDeque<WorkRequest> waiting, ArrayDeque<WorkRequest> queue) {
-        while (!waiting.isEmpty() && queue.size() < QUEUE_DEPTH && connection.isEstablished()) {
-            WorkRequest next = waiting.poll();
-            if (next.kind() == WorkRequest.Kind.RECEIVE) {
-                postReceive(next);
-            } else {
-                postSend(next);
-            }
-        }
     }
 
     // --- completions -------------------------------------------------------------------------------------------
@@ -280,7 +266,6 @@ final class VerbsQueuePair {
                 } else {
                     request.completion().completed(bytes);
                 }
-                refill(waitingReceives, receiveQueue);
             } else {
                 if (request.has(WorkRequest.SILENT_SUCCESS)) {
                     heldSilent.add(request);
@@ -288,7 +273,6 @@ final class VerbsQueuePair {
                     releaseSilent();
                     request.completion().completed(request.length());
                 }
-                refill(waitingSends, sendQueue);
             }
             return;
         }
@@ -349,8 +333,6 @@ final class VerbsQueuePair {
         releaseSilent();
         failAll(sendQueue, error);
         failAll(receiveQueue, error);
-        failAll(waitingSends, error);
-        failAll(waitingReceives, error);
     }
 
     private static void failAll(ArrayDeque<WorkRequest> queue, RdmaException error) {

@@ -4,6 +4,7 @@ import dev.rdmafutures.conformance.AbstractConnectionConformanceTest;
 import dev.rdmafutures.conformance.AbstractDataPathConformanceTest;
 import dev.rdmafutures.conformance.AbstractLifecycleConformanceTest;
 import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
+import dev.rdmafutures.conformance.AbstractQueueDepthConformanceTest;
 import dev.rdmafutures.conformance.AbstractSharedEndpointConformanceTest;
 import dev.rdmafutures.conformance.ProviderFixture;
 import dev.rdmafutures.testcontainers.InRdmaVm;
@@ -51,6 +52,14 @@ class VerbsOnRxeVmTest {
 
     @Nested
     class DataPath extends AbstractDataPathConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class QueueDepth extends AbstractQueueDepthConformanceTest {
         @Override
         protected ProviderFixture fixture() {
             return FIXTURE;

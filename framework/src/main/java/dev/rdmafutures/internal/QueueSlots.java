@@ -1,0 +1,60 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.QueueDepths;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.WorkRequest;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The initiator and receive slots of one connection, as NDK's QP has them: an operation takes one when posted, from
+ * any thread, and gives it back when its outcome is reported; beyond the depth a post is refused with
+ * {@link Status#INSUFFICIENT_RESOURCES}. Lock-free and allocation-free while slots are free.
+ */
+final class QueueSlots {
+    private final QueueDepths depths;
+    private final AtomicInteger initiatorInUse = new AtomicInteger();
+    private final AtomicInteger receiveInUse = new AtomicInteger();
+
+    QueueSlots(QueueDepths depths) {
+        this.depths = depths;
+    }
+
+    QueueDepths depths() {
+        return depths;
+    }
+
+    /**
+     * Takes a slot of the queue {@code kind} goes to.
+     *
+     * @throws RdmaException {@link Status#INSUFFICIENT_RESOURCES}, nothing taken, when that queue is full
+     */
+    void take(WorkRequest.Kind kind) {
+        boolean receive = kind == WorkRequest.Kind.RECEIVE;
+        AtomicInteger inUse = receive ? receiveInUse : initiatorInUse;
+        int depth = receive ? depths.receive() : depths.initiator();
+        int used;
+        do {
+            used = inUse.get();
+            if (used >= depth) {
+                throw new RdmaException(Status.INSUFFICIENT_RESOURCES, kind + " refused: all " + depth + " slots of the "
+                        + (receive ? "receive" : "initiator") + " queue are taken; post again once completions "
+                        + "free some (QueueDepths, RdmaConnection.available" + (receive ? "Receive" : "Initiator")
+                        + "Slots)");
+            }
+        } while (!inUse.compareAndSet(used, used + 1));
+    }
+
+    /** Gives back the slot an operation of {@code kind} took. */
+    void release(WorkRequest.Kind kind) {
+        (kind == WorkRequest.Kind.RECEIVE ? receiveInUse : initiatorInUse).decrementAndGet();
+    }
+
+    int availableInitiator() {
+        return depths.initiator() - initiatorInUse.get();
+    }
+
+    int availableReceive() {
+        return depths.receive() - receiveInUse.get();
+    }
+}
