@@ -63,9 +63,12 @@ class VerbsPortDownVmTest extends ConformanceSupport {
     void thePortGoingDownUnderTrafficEndsBothEndsAndSettlesEveryOperation() throws Exception {
         RdmaListener listener = listen();
         CompletableFuture<DisconnectReason> serverCallback = new CompletableFuture<>();
-        CompletableFuture<RdmaConnection> connecting = client.connector().connect(listener.localAddress()).start();
+        // Queues deep enough for everything posted below, so every operation is in flight, none refused.
+        CompletableFuture<RdmaConnection> connecting = client.connector().connect(listener.localAddress())
+                .withQueueDepths(3 * OPERATIONS, OPERATIONS).start();
         ConnectionRequest request = await(listener.next());
-        RdmaConnection serverEnd = closeLater(await(request.onDisconnect(serverCallback::complete).accept()));
+        RdmaConnection serverEnd = closeLater(await(request.withQueueDepths(2 * OPERATIONS, OPERATIONS)
+                .onDisconnect(serverCallback::complete).accept()));
         RdmaConnection clientEnd = closeLater(await(connecting));
         MemoryRegion clientMemory = closeLater(client.register(ByteBuffer.allocateDirect(2 * SIZE), ALL));
         MemoryRegion serverMemory = closeLater(server.register(ByteBuffer.allocateDirect(2 * SIZE), ALL));
