@@ -3,6 +3,7 @@ package dev.rdmafutures.internal;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
+import dev.rdmafutures.internal.poller.PollerProxy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -63,7 +64,8 @@ public final class Validation {
                 phase + " private data is " + length + " bytes; this adapter carries at most " + max);
     }
 
+    /** The refusal of a call on a closed runtime: the same error a refused poller command gives. */
     public static RdmaException closed(String what) {
-        return new RdmaException(Status.INVALID_DEVICE_STATE, what + ": the runtime is closed");
+        return PollerProxy.runtimeClosed(Status.INVALID_DEVICE_STATE, what);
     }
 }

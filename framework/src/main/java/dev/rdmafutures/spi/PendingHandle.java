@@ -7,7 +7,10 @@ public interface PendingHandle {
     /** Completes establishment; the attempt's {@link EstablishEvents#onEstablished} follows. */
     void complete();
 
-    /** Abandons it; the attempt's {@link EstablishEvents#onFailed} follows with CANCELED, the peer's accept fails with CONNECTION_ABORTED. */
+    /**
+     * Abandons it; the attempt's {@link EstablishEvents#onFailed} follows with CANCELED, and the peer's accept fails
+     * with CONNECTION_ABORTED.
+     */
     void reject();
 
     /**

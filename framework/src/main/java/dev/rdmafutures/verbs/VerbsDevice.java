@@ -8,7 +8,6 @@ import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
-import com.ibm.disni.verbs.RdmaVerbs;
 import com.ibm.disni.verbs.impl.NatCmaIdPrivate;
 import com.ibm.disni.verbs.impl.NatIbvContext;
 import com.ibm.disni.verbs.impl.NatIbvQP;
