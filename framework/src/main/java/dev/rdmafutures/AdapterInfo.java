@@ -24,6 +24,10 @@ public final class AdapterInfo {
     private final int maxOutboundReadLimit;
     private final int maxInitiatorQueueDepth;
     private final int maxReceiveQueueDepth;
+    private final int maxInitiatorSge;
+    private final int maxReceiveSge;
+    private final int maxSharedReceiveQueueDepth;
+    private final boolean memoryWindowsSupported;
     private final int maxConnectPrivateData;
     private final int maxAcceptPrivateData;
     private final int maxRejectPrivateData;
@@ -40,6 +44,10 @@ public final class AdapterInfo {
         this.maxOutboundReadLimit = b.maxOutboundReadLimit;
         this.maxInitiatorQueueDepth = b.maxInitiatorQueueDepth;
         this.maxReceiveQueueDepth = b.maxReceiveQueueDepth;
+        this.maxInitiatorSge = b.maxInitiatorSge;
+        this.maxReceiveSge = b.maxReceiveSge;
+        this.maxSharedReceiveQueueDepth = b.maxSharedReceiveQueueDepth;
+        this.memoryWindowsSupported = b.memoryWindowsSupported;
         this.maxConnectPrivateData = b.maxConnectPrivateData;
         this.maxAcceptPrivateData = b.maxAcceptPrivateData;
         this.maxRejectPrivateData = b.maxRejectPrivateData;
@@ -90,6 +98,35 @@ public final class AdapterInfo {
     /** The deepest receive queue a connection can have (NDK {@code MaxReceiveQueueDepth}); deeper requests are capped. */
     public int maxReceiveQueueDepth() {
         return maxReceiveQueueDepth;
+    }
+
+    /**
+     * The most segments one READ, WRITE or SEND may carry (NDK {@code MaxInitiatorRequestSge}); a connection's
+     * {@link QueueDepths#initiatorSge()} is capped to it.
+     */
+    public int maxInitiatorSge() {
+        return maxInitiatorSge;
+    }
+
+    /** The most segments one receive may carry (NDK {@code MaxReceiveRequestSge}); requests are capped to it. */
+    public int maxReceiveSge() {
+        return maxReceiveSge;
+    }
+
+    /**
+     * The deepest shared receive queue the adapter creates (NDK {@code MaxSrqDepth}); 0 when it has none, and then
+     * {@link RdmaRuntime#sharedReceiveQueue} fails with {@link Status#NOT_SUPPORTED}.
+     */
+    public int maxSharedReceiveQueueDepth() {
+        return maxSharedReceiveQueueDepth;
+    }
+
+    /**
+     * Whether the adapter binds memory windows (NDK {@code NdkCreateMw}/{@code NdkBind}, verbs type-2 windows);
+     * where false, {@link RdmaRuntime#allocateMemoryWindow()} fails with {@link Status#NOT_SUPPORTED}.
+     */
+    public boolean isMemoryWindowSupported() {
+        return memoryWindowsSupported;
     }
 
     /** The most private data a connect request carries. */
@@ -143,6 +180,8 @@ public final class AdapterInfo {
         return "AdapterInfo[" + providerName + "/" + deviceName + " " + transport
                 + ", readLimits in<=" + maxInboundReadLimit + " out<=" + maxOutboundReadLimit
                 + ", queueDepths initiator<=" + maxInitiatorQueueDepth + " receive<=" + maxReceiveQueueDepth
+                + ", sge initiator<=" + maxInitiatorSge + " receive<=" + maxReceiveSge
+                + ", srq<=" + maxSharedReceiveQueueDepth + (memoryWindowsSupported ? ", windows" : "")
                 + ", privateData connect<=" + maxConnectPrivateData + " accept<=" + maxAcceptPrivateData
                 + " reject<=" + maxRejectPrivateData + "]";
     }
@@ -156,6 +195,10 @@ public final class AdapterInfo {
         private int maxOutboundReadLimit = -1;
         private int maxInitiatorQueueDepth = -1;
         private int maxReceiveQueueDepth = -1;
+        private int maxInitiatorSge = -1;
+        private int maxReceiveSge = -1;
+        private int maxSharedReceiveQueueDepth;
+        private boolean memoryWindowsSupported;
         private int maxConnectPrivateData = -1;
         private int maxAcceptPrivateData = -1;
         private int maxRejectPrivateData = -1;
@@ -199,6 +242,25 @@ public final class AdapterInfo {
             return this;
         }
 
+        /** Scatter-gather maxima per request, each at least 1. */
+        public Builder maxSge(int initiator, int receive) {
+            this.maxInitiatorSge = initiator;
+            this.maxReceiveSge = receive;
+            return this;
+        }
+
+        /** The deepest shared receive queue; default 0, none. */
+        public Builder maxSharedReceiveQueueDepth(int depth) {
+            this.maxSharedReceiveQueueDepth = depth;
+            return this;
+        }
+
+        /** Whether memory windows can be bound; default false. */
+        public Builder memoryWindowsSupported(boolean supported) {
+            this.memoryWindowsSupported = supported;
+            return this;
+        }
+
         /** Private-data maxima for connect, accept and reject. */
         public Builder maxPrivateData(int connect, int accept, int reject) {
             this.maxConnectPrivateData = connect;
@@ -236,6 +298,9 @@ public final class AdapterInfo {
             new ReadLimits(maxInboundReadLimit, maxOutboundReadLimit);
             if (maxInitiatorQueueDepth < 1 || maxReceiveQueueDepth < 1) {
                 throw new IllegalStateException("queue-depth maxima must be set and at least 1");
+            }
+            if (maxInitiatorSge < 1 || maxReceiveSge < 1 || maxSharedReceiveQueueDepth < 0) {
+                throw new IllegalStateException("scatter-gather maxima must be set and at least 1, SRQ depth >= 0");
             }
             if (maxConnectPrivateData < 0 || maxAcceptPrivateData < 0 || maxRejectPrivateData < 0) {
                 throw new IllegalStateException("private-data maxima must be set and non-negative");

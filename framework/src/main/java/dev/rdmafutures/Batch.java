@@ -21,6 +21,17 @@ public interface Batch {
     /** Adds a Send; see {@link RdmaConnection#send}. */
     Batch send(MemoryRegion local, int offset, int length, OperationFlag... flags);
 
+    /** Adds a scatter-gather RDMA Read; see {@link RdmaConnection#read(ScatterGatherList, RemoteBuffer, long,
+     * OperationFlag...)}. */
+    Batch read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, OperationFlag... flags);
+
+    /** Adds a gathering RDMA Write; see {@link RdmaConnection#write(ScatterGatherList, RemoteBuffer, long,
+     * OperationFlag...)}. */
+    Batch write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, OperationFlag... flags);
+
+    /** Adds a gathering Send; see {@link RdmaConnection#send(ScatterGatherList, OperationFlag...)}. */
+    Batch send(ScatterGatherList local, OperationFlag... flags);
+
     /** Posts everything added, in order; the futures are in the order the operations were added. */
     List<CompletableFuture<Completion>> post();
 }

@@ -29,6 +29,24 @@ public interface ConnectBuilder {
     ConnectBuilder withQueueDepths(int initiator, int receive);
 
     /**
+     * The segments one operation may carry (NDK's {@code MaxInitiatorRequestSge} and {@code MaxReceiveRequestSge}):
+     * each at least 1, capped to {@link AdapterInfo#maxInitiatorSge()} and {@link AdapterInfo#maxReceiveSge()};
+     * default {@value QueueDepths#DEFAULT_MAX_SGE} each.
+     *
+     * @throws RdmaException {@link Status#INVALID_PARAMETER} when below 1
+     */
+    ConnectBuilder withMaxSge(int initiator, int receive);
+
+    /**
+     * Takes every Send the peer makes into {@code queue} instead of receives posted on the connection
+     * ({@code NdkCreateQpWithSrq}). The queue must belong to this runtime and be open.
+     *
+     * @throws RdmaException {@link Status#INVALID_PARAMETER} for another runtime's queue,
+     *                       {@link Status#INVALID_DEVICE_STATE} for a closed one
+     */
+    ConnectBuilder withSharedReceiveQueue(SharedReceiveQueue queue);
+
+    /**
      * Private data sent with the request, copied now. Longer than {@link AdapterInfo#maxConnectPrivateData()} fails
      * the future of {@link #start()} with {@link Status#BUFFER_OVERFLOW}.
      */

@@ -81,7 +81,8 @@ public interface RdmaConnection extends AutoCloseable {
     /**
      * Posts a receive buffer ({@link Access#LOCAL_WRITE} needed): it completes with the size of the next Send the
      * peer makes, in the order receives were posted. A Send larger than the buffer terminates the connection.
-     * Fails with {@link Status#INSUFFICIENT_RESOURCES} at once when the receive queue is full.
+     * Fails with {@link Status#INSUFFICIENT_RESOURCES} at once when the receive queue is full, and with
+     * {@link Status#INVALID_DEVICE_STATE} on a connection that takes its receives from a {@link SharedReceiveQueue}.
      */
     CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length);
 
@@ -118,6 +119,59 @@ public interface RdmaConnection extends AutoCloseable {
 
     /** Posts a receive reporting to {@code callback}; see the callback form of {@link #read} and {@link #receive}. */
     void receive(MemoryRegion local, int offset, int length, CompletionCallback callback, long context);
+
+    /**
+     * RDMA Read scattering into {@code local}'s segments in order (NDK's {@code NdkRead} with an SGE array): reads
+     * {@code local.totalLength()} bytes of {@code remote} from {@code remoteOffset}. The segments are copied now, so
+     * the list may be cleared and reused at once. Every segment needs {@link Access#LOCAL_WRITE};
+     * {@link OperationFlag#RDMA_READ_LOCAL_INVALIDATE} invalidates the first segment's region. More segments than
+     * {@link QueueDepths#initiatorSge()} fail with {@link Status#INVALID_PARAMETER}; other outcomes as for
+     * {@link #read(MemoryRegion, int, RemoteBuffer, long, int, OperationFlag...)}.
+     */
+    CompletableFuture<Completion> read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
+                                       OperationFlag... flags);
+
+    /** RDMA Write gathering {@code local}'s segments in order into the peer's buffer; see the SGL {@link #read}. */
+    CompletableFuture<Completion> write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
+                                        OperationFlag... flags);
+
+    /** Send of one message gathered from {@code local}'s segments in order; see the SGL {@link #read}. */
+    CompletableFuture<Completion> send(ScatterGatherList local, OperationFlag... flags);
+
+    /** Send with Invalidate gathered from {@code local}'s segments; see {@link #sendAndInvalidate}. */
+    CompletableFuture<Completion> sendAndInvalidate(ScatterGatherList local, int remoteToken,
+                                                    OperationFlag... flags);
+
+    /**
+     * Posts a receive that scatters the next Send over {@code local}'s segments in order; more segments than
+     * {@link QueueDepths#receiveSge()} fail with {@link Status#INVALID_PARAMETER}. See {@link #receive}.
+     */
+    CompletableFuture<Completion> receive(ScatterGatherList local);
+
+    /** The callback form of the SGL {@link #read(ScatterGatherList, RemoteBuffer, long, OperationFlag...)}. */
+    void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
+              long context);
+
+    /** The callback form of the SGL read with flags; pass an array created once to stay allocation-free. */
+    void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
+              long context, OperationFlag... flags);
+
+    /** The callback form of the SGL {@link #write(ScatterGatherList, RemoteBuffer, long, OperationFlag...)}. */
+    void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
+               long context);
+
+    /** The callback form of the SGL write with flags; pass an array created once to stay allocation-free. */
+    void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
+               long context, OperationFlag... flags);
+
+    /** The callback form of the SGL {@link #send(ScatterGatherList, OperationFlag...)}. */
+    void send(ScatterGatherList local, CompletionCallback callback, long context);
+
+    /** The callback form of the SGL send with flags; pass an array created once to stay allocation-free. */
+    void send(ScatterGatherList local, CompletionCallback callback, long context, OperationFlag... flags);
+
+    /** The callback form of the SGL {@link #receive(ScatterGatherList)}. */
+    void receive(ScatterGatherList local, CompletionCallback callback, long context);
 
     /**
      * A batch of operations to post at once. Each takes its initiator slot when added; one added beyond the depth

@@ -88,6 +88,20 @@ public final class RdmaRuntime implements AutoCloseable {
     }
 
     /**
+     * Creates a receive queue that connections of this runtime can share ({@code NdkCreateSrq}); see
+     * {@link SharedReceiveQueue}.
+     *
+     * @param depth  receives that may be outstanding, 1..{@link AdapterInfo#maxSharedReceiveQueueDepth()}
+     * @param maxSge segments per receive, 1..{@link AdapterInfo#maxReceiveSge()}
+     * @throws RdmaException {@link Status#NOT_SUPPORTED} when the adapter has no shared receive queues,
+     *                       {@link Status#INVALID_PARAMETER} beyond the maxima, {@link Status#INVALID_DEVICE_STATE}
+     *                       when the runtime is closed
+     */
+    public SharedReceiveQueue sharedReceiveQueue(int depth, int maxSge) {
+        return core.sharedReceiveQueue(depth, maxSge);
+    }
+
+    /**
      * Registers {@code buffer}'s bytes from position to limit (NDK's NdkRegister). Direct buffers let the provider
      * move data without the JDK's temporary copies.
      *

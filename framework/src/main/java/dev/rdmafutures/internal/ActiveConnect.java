@@ -37,7 +37,8 @@ final class ActiveConnect implements ConnectEvents {
     private Cancellable deadline;
 
     private ActiveConnect(RuntimeOwner runtime, PollerProxy poller, ConnectSpec spec, Duration timeout,
-                          SharedEndpointImpl shared, Consumer<DisconnectReason> onDisconnect) {
+                          SharedEndpointImpl shared, SharedReceiveQueueImpl sharedQueue,
+                          Consumer<DisconnectReason> onDisconnect) {
         this.runtime = runtime;
         this.poller = poller;
         this.spec = spec;
@@ -45,19 +46,22 @@ final class ActiveConnect implements ConnectEvents {
         this.shared = shared;
         this.established = runtime.newFuture();
         this.accepted = spec.twoPhase() ? runtime.newFuture() : null;
-        this.connection = new ConnectionImpl(runtime, poller, spec.queueDepths(), onDisconnect, this::releaseDestination);
+        this.connection = new ConnectionImpl(runtime, poller, spec.queueDepths(), sharedQueue, onDisconnect,
+                this::releaseDestination);
     }
 
     /** Starts an attempt on the next poller; returns the future the caller waits on (one- or two-phase). */
     static CompletableFuture<?> start(RuntimeOwner runtime, ConnectSpec spec, Duration timeout,
-                                      SharedEndpointImpl shared, Consumer<DisconnectReason> onDisconnect) {
+                                      SharedEndpointImpl shared, SharedReceiveQueueImpl sharedQueue,
+                                      Consumer<DisconnectReason> onDisconnect) {
         if (shared != null) {
             RdmaException refused = shared.reserve(spec.destination());
             if (refused != null) {
                 return RdmaFuture.failed(refused);
             }
         }
-        ActiveConnect c = new ActiveConnect(runtime, runtime.nextPoller(), spec, timeout, shared, onDisconnect);
+        ActiveConnect c = new ActiveConnect(runtime, runtime.nextPoller(), spec, timeout, shared, sharedQueue,
+                onDisconnect);
         CompletableFuture<?> handedOut = c.accepted != null ? c.accepted : c.established;
         handedOut.whenComplete((v, e) -> {
             if (e instanceof CancellationException) {

@@ -2,36 +2,43 @@ package dev.rdmafutures.internal;
 
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.RdmaException;
-import dev.rdmafutures.Status;
+import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.internal.poller.PollerProxy;
+import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.WorkCompletion;
 import dev.rdmafutures.spi.WorkRequest;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
- * One posted operation, holding a slot of its connection's {@link QueueSlots} from its post until its outcome is
- * reported, its outcome going to a {@link CompletionCallback} (the user's, or an
- * {@link OperationFuture}). Reusable: it is its own request, its own poller command (post the request) and its own
- * completion, and once the callback has returned it goes back to its connection's {@link Pool}, so a steady stream
- * of operations allocates nothing.
+ * One posted operation, holding a slot of its target's {@link QueueSlots} from its post until its outcome is
+ * reported, its outcome going to a {@link CompletionCallback} (the user's, or an {@link OperationFuture}) or, for a
+ * shared receive queue, a {@link SharedReceiveCallback}. Reusable: it is its own request (with its own copy of the
+ * segments), its own poller command (submit the request) and its own completion, and once the callback has returned
+ * it goes back to its target's {@link Pool}, so a steady stream of operations allocates nothing.
  */
 final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
+    private static final int INITIAL_SEGMENTS = 4;
     private final Pool pool;
     private final Completions completions;
     private final Runnable deliver = this::deliver;
-    private MemoryRegionImpl region;
     private CompletionCallback callback;
+    private SharedReceiveCallback sharedCallback;
     private long context;
     // The outcome, from the provider's report until the callback ran.
     private int bytes;
     private int invalidatedToken;
     private boolean invalidated;
     private RdmaException error;
-    // The request, filled in by set() before each post.
+    private ConnectionImpl arrivedOn;
+    // The request, filled in before each post.
     private Kind kind;
-    private ProviderRegion local;
-    private int localOffset;
+    private int segmentCount;
+    private MemoryRegionImpl[] regions = new MemoryRegionImpl[INITIAL_SEGMENTS];
+    private ProviderRegion[] providerRegions = new ProviderRegion[INITIAL_SEGMENTS];
+    private int[] offsets = new int[INITIAL_SEGMENTS];
+    private int[] lengths = new int[INITIAL_SEGMENTS];
     private int length;
     private long remoteAddress;
     private int remoteToken;
@@ -39,46 +46,83 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
 
     private CallbackOperation(Pool pool) {
         this.pool = pool;
-        this.completions = pool.connection.completions();
+        this.completions = pool.target.completions();
     }
 
-    void start(MemoryRegionImpl local, CompletionCallback callback, long context) {
-        this.region = local;
-        this.callback = callback;
-        this.context = context;
-        local.acquire();
+    /** Starts filling the request in: its kind, remote side and flags, and no segments yet. */
+    void set(Kind kind, long remoteAddress, int remoteToken, int flags) {
+        this.kind = kind;
+        this.remoteAddress = remoteAddress;
+        this.remoteToken = remoteToken;
+        this.flags = flags;
+        this.segmentCount = 0;
+        this.length = 0;
+    }
+
+    /** Appends a checked segment; the arrays grow once to the largest count the target uses, then stay. */
+    void addSegment(MemoryRegionImpl region, int offset, int segmentLength) {
+        int i = segmentCount;
+        if (i == regions.length) {
+            int n = regions.length * 2;
+            regions = Arrays.copyOf(regions, n);
+            providerRegions = Arrays.copyOf(providerRegions, n);
+            offsets = Arrays.copyOf(offsets, n);
+            lengths = Arrays.copyOf(lengths, n);
+        }
+        regions[i] = region;
+        providerRegions[i] = region.provider();
+        offsets[i] = offset;
+        lengths[i] = segmentLength;
+        length += segmentLength;
+        segmentCount = i + 1;
+    }
+
+    /** Where the outcome goes; holds the segments' regions until it is reported. */
+    void start(CompletionCallback target, long ctx) {
+        this.callback = target;
+        this.context = ctx;
+        acquireRegions();
+    }
+
+    /** As {@link #start(CompletionCallback, long)}, for a shared receive queue's receive. */
+    void start(SharedReceiveCallback target, long ctx) {
+        this.sharedCallback = target;
+        this.context = ctx;
+        acquireRegions();
+    }
+
+    private void acquireRegions() {
+        for (int i = 0; i < segmentCount; i++) {
+            regions[i].acquire();
+        }
+    }
+
+    private void releaseRegions() {
+        for (int i = 0; i < segmentCount; i++) {
+            regions[i].release();
+            regions[i] = null;
+            providerRegions[i] = null;
+        }
+    }
+
+    /** Validation failed before {@link #start}: drop the segments, which hold nothing yet. */
+    void forgetSegments() {
+        Arrays.fill(regions, 0, segmentCount, null);
+        Arrays.fill(providerRegions, 0, segmentCount, null);
+        segmentCount = 0;
     }
 
     /** The poller refused the command: undo {@link #start} and give the slot back; the caller reports the failure. */
     void abandon() {
-        region.release();
-        pool.connection.slots().release(kind);
+        releaseRegions();
+        pool.target.slots().release(kind);
         clear();
     }
 
     /** The poller command: hand the request to the provider. */
     @Override
     public void run() {
-        ConnectionImpl connection = pool.connection;
-        if (!connection.isConnected()) {
-            // Accepted while the connection was up, but its end reached this poller first: flushed like every
-            // request outstanding at the end (NDK), not refused as if it had been posted to a dead connection.
-            failed(new RdmaException(Status.CANCELED, "the connection ended before the request was posted"));
-            return;
-        }
-        connection.provider().post(this);
-    }
-
-    /** Fills the request in, before the operation is handed to the poller. */
-    void set(Kind kind, ProviderRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
-             int flags) {
-        this.kind = kind;
-        this.local = local;
-        this.localOffset = localOffset;
-        this.length = length;
-        this.remoteAddress = remoteAddress;
-        this.remoteToken = remoteToken;
-        this.flags = flags;
+        pool.target.submit(this);
     }
 
     /** Adds flag bits before the post: a batch defers all but its last request. */
@@ -92,13 +136,23 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     }
 
     @Override
-    public ProviderRegion local() {
-        return local;
+    public int segmentCount() {
+        return segmentCount;
     }
 
     @Override
-    public int localOffset() {
-        return localOffset;
+    public ProviderRegion region(int index) {
+        return providerRegions[index];
+    }
+
+    @Override
+    public int offset(int index) {
+        return offsets[index];
+    }
+
+    @Override
+    public int segmentLength(int index) {
+        return lengths[index];
     }
 
     @Override
@@ -127,6 +181,11 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     }
 
     @Override
+    public void arrivedOn(ConnectionEvents connection) {
+        this.arrivedOn = (ConnectionImpl) connection;
+    }
+
+    @Override
     public void completed(int bytes) {
         finish(bytes, false, 0, null);
     }
@@ -142,8 +201,8 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     }
 
     private void finish(int bytes, boolean invalidated, int token, RdmaException error) {
-        region.release();
-        pool.connection.slots().release(kind); // before the callback, which may post into the freed slot
+        releaseRegions();
+        pool.target.slots().release(kind); // before the callback, which may post into the freed slot
         this.bytes = bytes;
         this.invalidated = invalidated;
         this.invalidatedToken = token;
@@ -154,6 +213,8 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     /** Calls the user's callback (on the poller, or the completion executor), then returns to the pool. */
     private void deliver() {
         CompletionCallback target = callback;
+        SharedReceiveCallback sharedTarget = sharedCallback;
+        ConnectionImpl source = arrivedOn;
         long ctx = context;
         RdmaException failure = error;
         int moved = bytes;
@@ -161,7 +222,9 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         int token = invalidatedToken;
         clear();
         try {
-            if (failure != null) {
+            if (sharedTarget != null) {
+                deliverShared(sharedTarget, source, ctx, failure, moved, withInvalidate, token);
+            } else if (failure != null) {
                 target.failed(ctx, failure);
             } else if (withInvalidate) {
                 target.completedWithInvalidate(ctx, moved, token);
@@ -174,26 +237,38 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         pool.recycle(this);
     }
 
+    private static void deliverShared(SharedReceiveCallback target, ConnectionImpl source, long ctx,
+                                      RdmaException failure, int moved, boolean withInvalidate, int token) {
+        if (failure != null) {
+            target.failed(ctx, failure);
+        } else if (withInvalidate) {
+            target.receivedWithInvalidate(ctx, source, moved, token);
+        } else {
+            target.received(ctx, source, moved);
+        }
+    }
+
     private void clear() {
-        region = null;
         callback = null;
+        sharedCallback = null;
+        arrivedOn = null;
         error = null;
     }
 
     /**
-     * The idle operations of one connection, confined to its poller thread: taken there when posting from the
-     * poller (callbacks, application-driven runtimes), put back there after the callback. Any other thread gets a
-     * fresh operation, and one completed on a completion executor is left to the garbage collector, so the pool
-     * needs no synchronization.
+     * The idle operations of one target, confined to its poller thread: taken there when posting from the poller
+     * (callbacks, application-driven runtimes), put back there after the callback. Any other thread gets a fresh
+     * operation, and one completed elsewhere (a completion executor, another poller taking from a shared receive
+     * queue) is left to the garbage collector, so the pool needs no synchronization.
      */
     static final class Pool {
         private static final int MAX_IDLE = 4096;
-        private final ConnectionImpl connection;
+        private final OperationTarget target;
         private final PollerProxy poller;
         private final ArrayDeque<CallbackOperation> idle = new ArrayDeque<>();
 
-        Pool(ConnectionImpl connection, PollerProxy poller) {
-            this.connection = connection;
+        Pool(OperationTarget target, PollerProxy poller) {
+            this.target = target;
             this.poller = poller;
         }
 

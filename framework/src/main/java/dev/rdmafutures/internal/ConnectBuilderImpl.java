@@ -9,6 +9,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.ReadLimits;
 import dev.rdmafutures.SharedEndpoint;
+import dev.rdmafutures.SharedReceiveQueue;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.ConnectSpec;
 import java.net.InetSocketAddress;
@@ -25,6 +26,7 @@ final class ConnectBuilderImpl implements ConnectBuilder {
     private final AtomicBoolean started = new AtomicBoolean();
     private ReadLimits readLimits = ReadLimits.DEFAULT;
     private QueueDepths queueDepths = QueueDepths.DEFAULT;
+    private SharedReceiveQueueImpl sharedQueue;
     private byte[] privateData = new byte[0];
     private InetSocketAddress localAddress;
     private SharedEndpointImpl shared;
@@ -46,7 +48,19 @@ final class ConnectBuilderImpl implements ConnectBuilder {
 
     @Override
     public ConnectBuilder withQueueDepths(int initiator, int receive) {
-        this.queueDepths = new QueueDepths(initiator, receive);
+        this.queueDepths = new QueueDepths(initiator, receive, queueDepths.initiatorSge(), queueDepths.receiveSge());
+        return this;
+    }
+
+    @Override
+    public ConnectBuilder withMaxSge(int initiator, int receive) {
+        this.queueDepths = queueDepths.withMaxSge(initiator, receive);
+        return this;
+    }
+
+    @Override
+    public ConnectBuilder withSharedReceiveQueue(SharedReceiveQueue queue) {
+        this.sharedQueue = SharedQueues.check(runtime, queue);
         return this;
     }
 
@@ -120,8 +134,12 @@ final class ConnectBuilderImpl implements ConnectBuilder {
         if (privateData.length > max) {
             return RdmaFuture.failed(Validation.overflow("connect", privateData.length, max));
         }
+        if (sharedQueue != null && sharedQueue.isClosed()) {
+            return RdmaFuture.failed(SharedQueues.closed(sharedQueue));
+        }
         ConnectSpec spec = new ConnectSpec(destination, localAddress, shared == null ? null : shared.address(),
-                readLimits, queueDepths.cappedTo(runtime.adapterInfo()), privateData, twoPhase);
-        return ActiveConnect.start(runtime, spec, timeout, shared, onDisconnect);
+                readLimits, queueDepths.cappedTo(runtime.adapterInfo()),
+                sharedQueue == null ? null : sharedQueue.provider(), privateData, twoPhase);
+        return ActiveConnect.start(runtime, spec, timeout, shared, sharedQueue, onDisconnect);
     }
 }

@@ -12,14 +12,13 @@ import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.ProviderConnection;
 import dev.rdmafutures.spi.WorkRequest;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -28,15 +27,16 @@ import java.util.function.Consumer;
  * The API face of a provider connection. Exists from the start of establishment (the provider reports the
  * connection's end to it), becomes usable at {@link #established}.
  */
-final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
+final class ConnectionImpl implements RdmaConnection, ConnectionEvents, OperationTarget {
     private static final OperationFlag[] NO_FLAGS = {};
     private final RuntimeOwner runtime;
     private final Completions completions;
     private final PollerProxy poller;
     private final Consumer<DisconnectReason> disconnectCallback;
     private final Runnable onEnd;
-    private final CallbackOperation.Pool callbackOperations;
     private final QueueSlots slots;
+    private final Posting posting;
+    private final SharedReceiveQueueImpl sharedQueue;
     private final RdmaFuture<DisconnectReason> disconnected;
     private final RdmaFuture<Void> disconnectDone;
     private volatile ProviderConnection provider;
@@ -44,28 +44,28 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     private volatile boolean connected;
     private boolean disconnectRequested;
 
-    ConnectionImpl(RuntimeOwner runtime, PollerProxy poller, QueueDepths depths,
+    ConnectionImpl(RuntimeOwner runtime, PollerProxy poller, QueueDepths depths, SharedReceiveQueueImpl sharedQueue,
                    Consumer<DisconnectReason> disconnectCallback, Runnable onEnd) {
         this.runtime = runtime;
         this.completions = runtime.completions();
         this.poller = poller;
         this.disconnectCallback = disconnectCallback;
         this.onEnd = onEnd;
-        this.callbackOperations = new CallbackOperation.Pool(this, poller);
-        this.slots = new QueueSlots(depths);
+        this.sharedQueue = sharedQueue;
+        this.slots = new QueueSlots(depths, "QueueDepths, RdmaConnection.availableInitiatorSlots and "
+                + "availableReceiveSlots");
+        this.posting = new Posting(runtime, poller, this, this::checkAccepts);
         this.disconnected = runtime.newFuture();
         this.disconnectDone = runtime.newFuture();
     }
 
-    ProviderConnection provider() {
-        return provider;
-    }
-
-    Completions completions() {
+    @Override
+    public Completions completions() {
         return completions;
     }
 
-    QueueSlots slots() {
+    @Override
+    public QueueSlots slots() {
         return slots;
     }
 
@@ -73,6 +73,9 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
         this.provider = connection;
         this.data = connectionData;
         this.connected = true;
+        if (sharedQueue != null) {
+            sharedQueue.attach();
+        }
     }
 
     @Override
@@ -113,7 +116,7 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     @Override
     public CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote,
                                               long remoteOffset, int length, OperationFlag... flags) {
-        return post(WorkRequest.Kind.READ, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
+        return future(WorkRequest.Kind.READ, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
                 remoteOffset, flags);
     }
 
@@ -137,34 +140,61 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     @Override
     public CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote,
                                                long remoteOffset, int length, OperationFlag... flags) {
-        return post(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
+        return future(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
                 remoteOffset, flags);
     }
 
     @Override
     public CompletableFuture<Completion> send(MemoryRegion local, int offset, int length, OperationFlag... flags) {
-        return post(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags);
+        return future(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags);
     }
 
     @Override
     public CompletableFuture<Completion> sendAndInvalidate(MemoryRegion local, int offset, int length,
                                                            int remoteToken, OperationFlag... flags) {
-        if (!runtime.adapterInfo().isRemoteInvalidateSupported()) {
-            return RdmaFuture.failed(new RdmaException(Status.NOT_SUPPORTED, runtime.adapterInfo().deviceName()
-                    + " cannot invalidate a peer's region token remotely (AdapterInfo.isRemoteInvalidateSupported)"));
-        }
-        return post(WorkRequest.Kind.SEND_INVALIDATE, local, offset, length,
-                new RemoteBuffer(0, 0, remoteToken), 0, flags);
+        RdmaException unsupported = remoteInvalidateUnsupported();
+        return unsupported != null ? RdmaFuture.failed(unsupported) : future(WorkRequest.Kind.SEND_INVALIDATE,
+                local, offset, length, new RemoteBuffer(0, 0, remoteToken), 0, flags);
     }
 
     @Override
     public CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length) {
-        return post(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS);
+        return future(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS);
+    }
+
+    @Override
+    public CompletableFuture<Completion> read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
+                                              OperationFlag... flags) {
+        return future(WorkRequest.Kind.READ, local, Objects.requireNonNull(remote, "remote"), remoteOffset, flags);
+    }
+
+    @Override
+    public CompletableFuture<Completion> write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
+                                               OperationFlag... flags) {
+        return future(WorkRequest.Kind.WRITE, local, Objects.requireNonNull(remote, "remote"), remoteOffset, flags);
+    }
+
+    @Override
+    public CompletableFuture<Completion> send(ScatterGatherList local, OperationFlag... flags) {
+        return future(WorkRequest.Kind.SEND, local, null, 0, flags);
+    }
+
+    @Override
+    public CompletableFuture<Completion> sendAndInvalidate(ScatterGatherList local, int remoteToken,
+                                                           OperationFlag... flags) {
+        RdmaException unsupported = remoteInvalidateUnsupported();
+        return unsupported != null ? RdmaFuture.failed(unsupported) : future(WorkRequest.Kind.SEND_INVALIDATE,
+                local, new RemoteBuffer(0, 0, remoteToken), 0, flags);
+    }
+
+    @Override
+    public CompletableFuture<Completion> receive(ScatterGatherList local) {
+        return future(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS);
     }
 
     @Override
     public Batch batch() {
-        return new BatchImpl();
+        return new BatchImpl(runtime, poller, posting);
     }
 
     @Override
@@ -176,8 +206,8 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     @Override
     public void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
                      CompletionCallback callback, long context, OperationFlag... flags) {
-        post(WorkRequest.Kind.READ, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
-                remoteOffset, flags, callback, context);
+        posting.post(posting.started(WorkRequest.Kind.READ, local, localOffset, length,
+                Objects.requireNonNull(remote, "remote"), remoteOffset, flags, callback, context), "READ");
     }
 
     @Override
@@ -189,8 +219,8 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     @Override
     public void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
                       CompletionCallback callback, long context, OperationFlag... flags) {
-        post(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
-                remoteOffset, flags, callback, context);
+        posting.post(posting.started(WorkRequest.Kind.WRITE, local, localOffset, length,
+                Objects.requireNonNull(remote, "remote"), remoteOffset, flags, callback, context), "WRITE");
     }
 
     @Override
@@ -201,137 +231,109 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
     @Override
     public void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context,
                      OperationFlag... flags) {
-        post(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags, callback, context);
+        posting.post(posting.started(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags, callback,
+                context), "SEND");
     }
 
     @Override
     public void receive(MemoryRegion local, int offset, int length, CompletionCallback callback, long context) {
-        post(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS, callback, context);
+        posting.post(posting.started(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS, callback,
+                context), "RECEIVE");
     }
 
-    private CompletableFuture<Completion> post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
-                                               RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
+    @Override
+    public void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
+                     long context) {
+        read(local, remote, remoteOffset, callback, context, NO_FLAGS);
+    }
+
+    @Override
+    public void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
+                     long context, OperationFlag... flags) {
+        posting.post(posting.started(WorkRequest.Kind.READ, local, Objects.requireNonNull(remote, "remote"),
+                remoteOffset, flags, callback, context), "READ");
+    }
+
+    @Override
+    public void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
+                      long context) {
+        write(local, remote, remoteOffset, callback, context, NO_FLAGS);
+    }
+
+    @Override
+    public void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
+                      long context, OperationFlag... flags) {
+        posting.post(posting.started(WorkRequest.Kind.WRITE, local, Objects.requireNonNull(remote, "remote"),
+                remoteOffset, flags, callback, context), "WRITE");
+    }
+
+    @Override
+    public void send(ScatterGatherList local, CompletionCallback callback, long context) {
+        send(local, callback, context, NO_FLAGS);
+    }
+
+    @Override
+    public void send(ScatterGatherList local, CompletionCallback callback, long context, OperationFlag... flags) {
+        posting.post(posting.started(WorkRequest.Kind.SEND, local, null, 0, flags, callback, context), "SEND");
+    }
+
+    @Override
+    public void receive(ScatterGatherList local, CompletionCallback callback, long context) {
+        posting.post(posting.started(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS, callback, context),
+                "RECEIVE");
+    }
+
+    private CompletableFuture<Completion> future(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
+                                                 RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
         OperationFuture future = new OperationFuture(runtime.driver());
         try {
-            post(kind, local, offset, length, remote, remoteOffset, flags, future, 0);
+            posting.post(posting.started(kind, local, offset, length, remote, remoteOffset, flags, future, 0),
+                    kind.name());
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }
         return future;
     }
 
-    private void post(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
-                      long remoteOffset, OperationFlag[] flags, CompletionCallback callback, long context) {
-        CallbackOperation op = started(kind, local, offset, length, remote, remoteOffset, flags, callback, context);
-        if (!poller.post(op)) {
-            op.abandon();
-            throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, kind.name());
-        }
-    }
-
-    /**
-     * A validated operation whose outcome goes to {@code callback}, holding its local region and its queue slot:
-     * pooled when the caller is the poller thread. Throws, holding nothing, when the operation is invalid or its
-     * queue is full.
-     */
-    private CallbackOperation started(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
-                                      RemoteBuffer remote, long remoteOffset, OperationFlag[] flags,
-                                      CompletionCallback callback, long context) {
-        Objects.requireNonNull(callback, "callback");
-        CallbackOperation op = callbackOperations.acquire();
-        MemoryRegionImpl region;
+    private CompletableFuture<Completion> future(WorkRequest.Kind kind, ScatterGatherList local, RemoteBuffer remote,
+                                                 long remoteOffset, OperationFlag[] flags) {
+        OperationFuture future = new OperationFuture(runtime.driver());
         try {
-            region = prepare(op, kind, local, offset, length, remote, remoteOffset, flags);
-            slots.take(kind);
+            posting.post(posting.started(kind, local, remote, remoteOffset, flags, future, 0), kind.name());
         } catch (RdmaException e) {
-            callbackOperations.recycle(op);
-            throw e;
+            future.completeExceptionally(e);
         }
-        op.start(region, callback, context);
-        return op;
+        return future;
     }
 
-    /** Validates an operation and fills {@code request} in; returns the local region, not yet acquired. */
-    private MemoryRegionImpl prepare(CallbackOperation request, WorkRequest.Kind kind, MemoryRegion local,
-                                     int offset, int length, RemoteBuffer remote, long remoteOffset,
-                                     OperationFlag[] flags) {
-        if (runtime.isClosed()) {
-            // Before the arguments: the runtime's close deregistered the regions, which is not what went wrong.
-            throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, kind.name());
-        }
-        boolean placesData = kind == WorkRequest.Kind.READ || kind == WorkRequest.Kind.RECEIVE;
-        MemoryRegionImpl region = DataPath.local(runtime, local, offset, length, placesData);
-        int flagBits = DataPath.flagBits(flags);
-        long remoteAddress = 0;
-        int remoteToken = 0;
-        if (remote != null) {
-            if (kind != WorkRequest.Kind.SEND_INVALIDATE
-                    && (remoteOffset < 0 || remoteOffset + length > remote.length())) {
-                throw new RdmaException(Status.REMOTE_RESOURCES, "[" + remoteOffset + ", +" + length
-                        + ") reaches beyond the remote buffer of " + remote.length() + " bytes");
-            }
-            remoteAddress = remote.address() + remoteOffset;
-            remoteToken = remote.token();
-        }
+    private RdmaException remoteInvalidateUnsupported() {
+        AdapterInfo adapter = runtime.adapterInfo();
+        return adapter.isRemoteInvalidateSupported() ? null : new RdmaException(Status.NOT_SUPPORTED,
+                adapter.deviceName() + " cannot invalidate a peer's region token remotely "
+                        + "(AdapterInfo.isRemoteInvalidateSupported)");
+    }
+
+    /** The last check of every post, after its arguments'. */
+    private void checkAccepts(WorkRequest.Kind kind) {
         if (!connected) {
             throw new RdmaException(Status.CONNECTION_INVALID, this + " is not connected");
         }
-        request.set(kind, region.provider(), offset, length, remoteAddress, remoteToken, flagBits);
-        return region;
+        if (kind == WorkRequest.Kind.RECEIVE && sharedQueue != null) {
+            throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " takes its receives from a shared "
+                    + "receive queue; post them there");
+        }
     }
 
-    /** Operations collected and posted in one poller command, all but the last deferred. */
-    private final class BatchImpl implements Batch {
-        private final List<CompletableFuture<Completion>> futures = new ArrayList<>();
-        private final List<CallbackOperation> operations = new ArrayList<>(); // the valid ones, in order
-        private boolean posted;
-
-        private Batch add(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
-                          long remoteOffset, OperationFlag[] flags) {
-            if (posted) {
-                throw new RdmaException(Status.INVALID_DEVICE_STATE, "this batch was already posted");
-            }
-            OperationFuture future = new OperationFuture(runtime.driver());
-            try {
-                operations.add(started(kind, local, offset, length, remote, remoteOffset, flags, future, 0));
-            } catch (RdmaException e) {
-                future.completeExceptionally(e);
-            }
-            futures.add(future);
-            return this;
+    @Override
+    public void submit(WorkRequest request) {
+        if (!connected) {
+            // Accepted while the connection was up, but its end reached this poller first: flushed like every
+            // request outstanding at the end (NDK), not refused as if it had been posted to a dead connection.
+            request.completion().failed(new RdmaException(Status.CANCELED,
+                    "the connection ended before the request was posted"));
+            return;
         }
-
-        @Override
-        public Batch read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-                          OperationFlag... flags) {
-            return add(WorkRequest.Kind.READ, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
-                    remoteOffset, flags);
-        }
-
-        @Override
-        public Batch write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-                           OperationFlag... flags) {
-            return add(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
-                    remoteOffset, flags);
-        }
-
-        @Override
-        public Batch send(MemoryRegion local, int offset, int length, OperationFlag... flags) {
-            return add(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags);
-        }
-
-        @Override
-        public List<CompletableFuture<Completion>> post() {
-            posted = true;
-            for (int i = 0; i < operations.size() - 1; i++) {
-                operations.get(i).addFlags(WorkRequest.DEFER);
-            }
-            if (!operations.isEmpty() && !poller.post(() -> operations.forEach(CallbackOperation::run))) {
-                RdmaException closed = PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, "batch");
-                operations.forEach(op -> op.failed(closed));
-            }
-            return futures;
-        }
+        provider.post(request);
     }
 
     @Override
@@ -365,7 +367,11 @@ final class ConnectionImpl implements RdmaConnection, ConnectionEvents {
 
     @Override
     public void onDisconnected(DisconnectReason reason) {
+        boolean wasConnected = connected;
         connected = false;
+        if (wasConnected && sharedQueue != null) {
+            sharedQueue.detach();
+        }
         if (onEnd != null) {
             onEnd.run();
         }

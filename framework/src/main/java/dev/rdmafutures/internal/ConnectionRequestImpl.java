@@ -7,6 +7,7 @@ import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.ReadLimits;
+import dev.rdmafutures.SharedReceiveQueue;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.Poller;
 import dev.rdmafutures.internal.poller.PollerProxy;
@@ -28,6 +29,7 @@ final class ConnectionRequestImpl implements ConnectionRequest {
     private final AtomicBoolean answered = new AtomicBoolean();
     private ReadLimits readLimits = ReadLimits.DEFAULT;
     private QueueDepths queueDepths = QueueDepths.DEFAULT;
+    private SharedReceiveQueueImpl sharedQueue;
     private byte[] privateData = new byte[0];
     private Consumer<DisconnectReason> onDisconnect;
 
@@ -73,7 +75,19 @@ final class ConnectionRequestImpl implements ConnectionRequest {
 
     @Override
     public ConnectionRequest withQueueDepths(int initiator, int receive) {
-        this.queueDepths = new QueueDepths(initiator, receive);
+        this.queueDepths = new QueueDepths(initiator, receive, queueDepths.initiatorSge(), queueDepths.receiveSge());
+        return this;
+    }
+
+    @Override
+    public ConnectionRequest withMaxSge(int initiator, int receive) {
+        this.queueDepths = queueDepths.withMaxSge(initiator, receive);
+        return this;
+    }
+
+    @Override
+    public ConnectionRequest withSharedReceiveQueue(SharedReceiveQueue queue) {
+        this.sharedQueue = SharedQueues.check(runtime, queue);
         return this;
     }
 
@@ -98,12 +112,16 @@ final class ConnectionRequestImpl implements ConnectionRequest {
         if (!answered.compareAndSet(false, true)) {
             return RdmaFuture.failed(alreadyAnswered());
         }
+        if (sharedQueue != null && sharedQueue.isClosed()) {
+            return RdmaFuture.failed(SharedQueues.closed(sharedQueue));
+        }
         RdmaFuture<RdmaConnection> future = runtime.newFuture();
         QueueDepths depths = queueDepths.cappedTo(runtime.adapterInfo());
-        ConnectionImpl connection = new ConnectionImpl(runtime, poller, depths, onDisconnect, null);
+        ConnectionImpl connection = new ConnectionImpl(runtime, poller, depths, sharedQueue, onDisconnect, null);
         byte[] pd = privateData;
         ReadLimits limits = readLimits;
-        poller.submit("accept", () -> request.accept(limits, depths, pd, connection, new EstablishEvents() {
+        poller.submit("accept", () -> request.accept(limits, depths,
+                sharedQueue == null ? null : sharedQueue.provider(), pd, connection, new EstablishEvents() {
             @Override
             public void onEstablished(ProviderConnection providerConnection, ConnectionData data) {
                 connection.established(providerConnection, data);

@@ -13,11 +13,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class QueueSlots {
     private final QueueDepths depths;
+    private final String hint;
     private final AtomicInteger initiatorInUse = new AtomicInteger();
     private final AtomicInteger receiveInUse = new AtomicInteger();
 
-    QueueSlots(QueueDepths depths) {
+    /** Slots of {@code depths}; {@code hint} names where a refused caller learns more. */
+    QueueSlots(QueueDepths depths, String hint) {
         this.depths = depths;
+        this.hint = hint;
     }
 
     QueueDepths depths() {
@@ -39,10 +42,14 @@ final class QueueSlots {
             if (used >= depth) {
                 throw new RdmaException(Status.INSUFFICIENT_RESOURCES, kind + " refused: all " + depth + " slots of the "
                         + (receive ? "receive" : "initiator") + " queue are taken; post again once completions "
-                        + "free some (QueueDepths, RdmaConnection.available" + (receive ? "Receive" : "Initiator")
-                        + "Slots)");
+                        + "free some (" + hint + ")");
             }
         } while (!inUse.compareAndSet(used, used + 1));
+    }
+
+    /** The most segments one operation of {@code kind} may carry. */
+    int maxSegments(WorkRequest.Kind kind) {
+        return kind == WorkRequest.Kind.RECEIVE ? depths.receiveSge() : depths.initiatorSge();
     }
 
     /** Gives back the slot an operation of {@code kind} took. */

@@ -7,6 +7,7 @@ import dev.rdmafutures.RdmaConnector;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.SharedEndpoint;
+import dev.rdmafutures.SharedReceiveQueue;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.DutyCycleErrors;
 import dev.rdmafutures.internal.poller.Poller;
@@ -126,6 +127,27 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         return shared;
     }
 
+    /** Creates a shared receive queue on the next poller; see {@code RdmaRuntime.sharedReceiveQueue}. */
+    public SharedReceiveQueue sharedReceiveQueue(int depth, int maxSge) {
+        int maxDepth = adapterInfo.maxSharedReceiveQueueDepth();
+        if (maxDepth == 0) {
+            throw new RdmaException(Status.NOT_SUPPORTED, adapterInfo.deviceName()
+                    + " has no shared receive queues (AdapterInfo.maxSharedReceiveQueueDepth is 0)");
+        }
+        if (depth < 1 || depth > maxDepth || maxSge < 1 || maxSge > adapterInfo.maxReceiveSge()) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "a shared receive queue of depth " + depth + " with "
+                    + maxSge + " segments per receive: " + adapterInfo.deviceName() + " allows depth 1.." + maxDepth
+                    + " and 1.." + adapterInfo.maxReceiveSge() + " segments");
+        }
+        if (closed) {
+            throw Validation.closed("sharedReceiveQueue");
+        }
+        SharedReceiveQueueImpl queue = new SharedReceiveQueueImpl(this, nextPoller(), depth, maxSge);
+        queue.bind(device.createSharedReceiveQueue(depth, maxSge, queue));
+        resources.add(queue);
+        return queue;
+    }
+
     /** Registers {@code buffer}'s bytes from position to limit. */
     public MemoryRegion register(ByteBuffer buffer, Access... access) {
         Objects.requireNonNull(buffer, "buffer");
@@ -224,7 +246,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
             OwnedRuntimes.leave(this);
         }
         for (AutoCloseable r : new ArrayList<>(resources)) {
-            if (!(r instanceof MemoryRegionImpl)) {
+            if (!(r instanceof MemoryRegionImpl) && !(r instanceof SharedReceiveQueueImpl)) {
                 closeGuarded(r);
             }
         }
@@ -232,8 +254,13 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         for (Poller p : pollers) {
             allStopped &= p.close(closeTimeout) || p.inPollerThread();
         }
-        // Regions last: an operation posted while the runtime closed fails as CONNECTION_INVALID, never as a
-        // region that vanished under it.
+        // Shared receive queues once their connections ended; regions last: an operation posted while the runtime
+        // closed fails as CONNECTION_INVALID, never as a region that vanished under it.
+        for (AutoCloseable r : new ArrayList<>(resources)) {
+            if (r instanceof SharedReceiveQueueImpl queue) {
+                queue.closeAfterConnections();
+            }
+        }
         new ArrayList<>(resources).forEach(this::closeGuarded);
         device.close();
         if (!allStopped) {

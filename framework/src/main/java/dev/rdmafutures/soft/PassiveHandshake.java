@@ -16,6 +16,7 @@ import dev.rdmafutures.spi.EstablishEvents;
 import dev.rdmafutures.spi.IncomingRequest;
 import dev.rdmafutures.spi.ListenEvents;
 import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.ReadLimitNegotiation;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -177,7 +178,8 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
     }
 
     @Override
-    public void accept(ReadLimits readLimits, QueueDepths queueDepths, byte[] privateData,
+    public void accept(ReadLimits readLimits, QueueDepths queueDepths,
+                       ProviderSharedReceiveQueue sharedReceiveQueue, byte[] privateData,
                        ConnectionEvents connectionEvents, EstablishEvents events) {
         if (!awaitingAnswer()) {
             events.onFailed(notAnswerable());

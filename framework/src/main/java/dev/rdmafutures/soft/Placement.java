@@ -61,14 +61,14 @@ final class Placement {
 
     /** Places a segment of {@code read}'s Read Response; false if it terminated the connection. */
     boolean placeReadResponse(WorkRequest read, int stag, long taggedOffset, int length) {
-        if (stag != read.local().token()) {
+        if (stag != read.region(0).token()) {
             return queuePair.terminate(Terminate.INVALID_STAG, "Read Response to the wrong sink STag");
         }
-        long end = (long) read.localOffset() + read.length();
-        if (taggedOffset < read.localOffset() || taggedOffset > end - length) {
+        long end = (long) read.offset(0) + read.length();
+        if (taggedOffset < read.offset(0) || taggedOffset > end - length) {
             return queuePair.terminate(Terminate.BASE_OR_BOUNDS, "Read Response outside the read's sink buffer");
         }
-        placeInto((SoftRegion) read.local(), (int) taggedOffset, length);
+        placeInto((SoftRegion) read.region(0), (int) taggedOffset, length);
         return true;
     }
 
@@ -104,7 +104,7 @@ final class Placement {
             return queuePair.terminate(Terminate.MESSAGE_TOO_LONG, "Send of at least " + (messageOffset + length)
                     + " bytes into a receive of " + rx.length());
         }
-        placeInto((SoftRegion) rx.local(), rx.localOffset() + messageOffset, length);
+        placeInto((SoftRegion) rx.region(0), rx.offset(0) + messageOffset, length);
         return true;
     }
 

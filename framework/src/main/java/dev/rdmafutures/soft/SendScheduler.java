@@ -85,29 +85,29 @@ final class SendScheduler {
             releasable--;
             Tracked t = idleTracked.isEmpty() ? new Tracked() : idleTracked.poll();
             inFlight.add(t.reset(r));
-            SoftRegion local = (SoftRegion) r.local();
+            SoftRegion local = (SoftRegion) r.region(0);
             switch (r.kind()) {
                 case READ -> {
                     ByteBuffer head = writer.header();
                     DdpHeader.putUntagged(head, Rdmap.READ_REQUEST, true, 0, Rdmap.QUEUE_READ_REQUEST,
                             nextReadMsn++, 0);
-                    head.putInt(local.token()).putLong(r.localOffset()).putInt(r.length())
+                    head.putInt(local.token()).putLong(r.offset(0)).putInt(r.length())
                             .putInt(r.remoteToken()).putLong(r.remoteAddress());
                     writer.emit(head, null, 0, 0);
                     readsOutstanding.add(t);
                 }
                 case WRITE -> {
-                    writer.tagged(Rdmap.RDMA_WRITE, r.remoteToken(), r.remoteAddress(), local, r.localOffset(),
+                    writer.tagged(Rdmap.RDMA_WRITE, r.remoteToken(), r.remoteAddress(), local, r.offset(0),
                             r.length());
                     t.flushMark = writer.enqueuedBytes();
                 }
                 case SEND_INVALIDATE -> {
-                    writer.send(Rdmap.SEND_INVALIDATE, r.remoteToken(), nextSendMsn++, local, r.localOffset(),
+                    writer.send(Rdmap.SEND_INVALIDATE, r.remoteToken(), nextSendMsn++, local, r.offset(0),
                             r.length());
                     t.flushMark = writer.enqueuedBytes();
                 }
                 default -> {
-                    writer.send(Rdmap.SEND, 0, nextSendMsn++, local, r.localOffset(), r.length());
+                    writer.send(Rdmap.SEND, 0, nextSendMsn++, local, r.offset(0), r.length());
                     t.flushMark = writer.enqueuedBytes();
                 }
             }
@@ -138,7 +138,7 @@ final class SendScheduler {
         }
         read.done = true;
         if (read.request.has(WorkRequest.LOCAL_INVALIDATE)) {
-            read.request.local().invalidate();
+            read.request.region(0).invalidate();
         }
         onFlushed(transport.outbound().flushedBytes());
         pump();

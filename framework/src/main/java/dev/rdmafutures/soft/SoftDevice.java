@@ -11,6 +11,8 @@ import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderRegion;
+import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
+import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.SharedAddress;
 import dev.rdmafutures.spi.SharedPorts;
 import java.io.IOException;
@@ -54,6 +56,7 @@ final class SoftDevice implements ProviderDevice {
                 .transport(AdapterInfo.Transport.IWARP)
                 .maxReadLimits(MAX_READ_LIMIT, MAX_READ_LIMIT)
                 .maxQueueDepths(MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH)
+                .maxSge(1, 1)
                 .maxPrivateData(pd, pd, pd)
                 .readLocalInvalidateSupported(true)
                 .build();
@@ -152,6 +155,12 @@ final class SoftDevice implements ProviderDevice {
         } catch (IOException ignored) {
             // Closing a socket can only fail in ways that leave nothing more to release.
         }
+    }
+
+    @Override
+    public ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge,
+                                                               SharedReceiveQueueEvents events) {
+        throw new RdmaException(Status.NOT_SUPPORTED, "shared receive queues are not implemented yet");
     }
 
     @Override

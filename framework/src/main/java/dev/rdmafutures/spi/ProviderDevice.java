@@ -35,6 +35,15 @@ public interface ProviderDevice extends AutoCloseable {
      */
     ProviderRegion register(ByteBuffer bytes, Set<Access> access);
 
+    /**
+     * Creates a shared receive queue of {@code depth} receives of up to {@code maxSge} segments, on the caller's
+     * thread; the core checked both against {@link AdapterInfo#maxSharedReceiveQueueDepth()} and
+     * {@link AdapterInfo#maxReceiveSge()}.
+     *
+     * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when the device has no room
+     */
+    ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge, SharedReceiveQueueEvents events);
+
     /** Releases device-wide resources; called after every event loop is closed. */
     @Override
     void close();

@@ -10,6 +10,12 @@ public interface WorkCompletion {
     /** A receive completed by a Send with Invalidate, which invalidated the local region with {@code token}. */
     void completedWithInvalidate(int bytes, int token);
 
+    /**
+     * For a receive of a {@link ProviderSharedReceiveQueue}: the connection whose peer's Send took it, reported just
+     * before {@link #completed} or {@link #completedWithInvalidate}.
+     */
+    void arrivedOn(ConnectionEvents connection);
+
     /** The request failed; CANCELED when flushed by a disconnect. */
     void failed(RdmaException error);
 }

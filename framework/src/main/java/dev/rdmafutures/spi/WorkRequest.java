@@ -1,8 +1,9 @@
 package dev.rdmafutures.spi;
 
 /**
- * A validated data-path operation handed to a provider, read-only: local bounds and access are checked, remote
- * bounds are within the remote buffer the caller named.
+ * A validated data-path operation handed to a provider, read-only: every local segment's bounds and access are
+ * checked, the segment count is within the granted maximum, remote bounds are within the remote buffer the caller
+ * named.
  *
  * <p>A request belongs to the provider from {@link ProviderConnection#post} until the provider reports its outcome
  * to {@link #completion()}; the core may reuse the object after that, so a provider keeps no reference to it past
@@ -27,7 +28,7 @@ public interface WorkRequest {
     int SILENT_SUCCESS = 1;
     /** Waits for earlier reads. */
     int READ_FENCE = 2;
-    /** Invalidates the local region after a read. */
+    /** Invalidates the first segment's region after a read. */
     int LOCAL_INVALIDATE = 4;
     /** May be held until the next request without this flag. */
     int DEFER = 8;
@@ -35,13 +36,22 @@ public interface WorkRequest {
     /** What to do. */
     Kind kind();
 
-    /** The local region. */
-    ProviderRegion local();
+    /**
+     * The number of local segments, 0..the connection's (or shared receive queue's) granted maximum: a READ or a
+     * RECEIVE scatters into them in order, a WRITE or a SEND gathers them in order. 0 is a zero-length operation.
+     */
+    int segmentCount();
 
-    /** First byte in {@link #local()}. */
-    int localOffset();
+    /** Segment {@code index}'s region. */
+    ProviderRegion region(int index);
 
-    /** Bytes to move; for a receive, the buffer's size. */
+    /** Segment {@code index}'s first byte in its region. */
+    int offset(int index);
+
+    /** Segment {@code index}'s length. */
+    int segmentLength(int index);
+
+    /** Bytes to move: the segments' lengths together; for a receive, the room it offers. */
     int length();
 
     /** The peer's tagged address (reads and writes). */

@@ -13,6 +13,7 @@ import dev.rdmafutures.spi.EstablishEvents;
 import dev.rdmafutures.spi.IncomingRequest;
 import dev.rdmafutures.spi.ListenEvents;
 import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.ReadLimitNegotiation;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
@@ -108,7 +109,8 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
     }
 
     @Override
-    public void accept(ReadLimits readLimits, QueueDepths queueDepths, byte[] privateData, ConnectionEvents events,
+    public void accept(ReadLimits readLimits, QueueDepths queueDepths,
+                       ProviderSharedReceiveQueue sharedReceiveQueue, byte[] privateData, ConnectionEvents events,
                        EstablishEvents done) {
         LOG.debug("{}: accept", connection);
         if (!isRequested()) {

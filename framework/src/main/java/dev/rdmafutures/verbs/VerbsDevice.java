@@ -24,6 +24,8 @@ import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderRegion;
+import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
+import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.SharedAddress;
 import dev.rdmafutures.spi.SharedPorts;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
@@ -146,6 +148,7 @@ final class VerbsDevice implements ProviderDevice {
                 .transport(transport)
                 .maxReadLimits(maxInbound, maxOutbound)
                 .maxQueueDepths(maxQueueDepth, maxQueueDepth)
+                .maxSge(1, 1)
                 .maxPrivateData(iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[0],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[1],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[2])
@@ -274,6 +277,12 @@ final class VerbsDevice implements ProviderDevice {
             destroyQuietly(channel);
             throw VerbsErrors.of(e, VerbsErrors.ephemeralOnLocalAddress(address), "shared endpoint on " + address);
         }
+    }
+
+    @Override
+    public ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge,
+                                                               SharedReceiveQueueEvents events) {
+        throw new RdmaException(Status.NOT_SUPPORTED, "shared receive queues are not implemented yet");
     }
 
     @Override

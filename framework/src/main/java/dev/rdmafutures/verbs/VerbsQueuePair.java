@@ -165,7 +165,7 @@ final class VerbsQueuePair {
     }
 
     private void postSend(WorkRequest request) {
-        VerbsRegion local = (VerbsRegion) request.local();
+        VerbsRegion local = (VerbsRegion) request.region(0);
         long wrId = sequence++ & 0x7FFF_FFFFL;
         int flags = IbvSendWR.IBV_SEND_SIGNALED | (request.has(WorkRequest.READ_FENCE) ? IbvSendWR.IBV_SEND_FENCE : 0);
         try {
@@ -179,7 +179,7 @@ final class VerbsQueuePair {
             wr.setWr_id(wrId);
             wr.setSend_flags(flags);
             SVCPostSend.SgeMod sge = wr.getSgeMod(0);
-            sge.setAddr(local.address() + request.localOffset());
+            sge.setAddr(local.address() + request.offset(0));
             sge.setLength(request.length());
             sge.setLkey(local.localKey());
             wr.getRdmaMod().setRemote_addr(request.remoteAddress());
@@ -196,13 +196,13 @@ final class VerbsQueuePair {
     }
 
     private void postReceive(WorkRequest request) {
-        VerbsRegion local = (VerbsRegion) request.local();
+        VerbsRegion local = (VerbsRegion) request.region(0);
         ByteBuffer wr = receiveRequest;
         wr.putLong(ReceiveRequest.WR_ID, RECEIVE_FLAG | (sequence++ & 0x7FFF_FFFFL));
         wr.putLong(ReceiveRequest.NEXT, 0);
         wr.putLong(ReceiveRequest.SG_LIST, receiveRequestAddress + ReceiveRequest.SGE);
         wr.putInt(ReceiveRequest.NUM_SGE, 1);
-        wr.putLong(ReceiveRequest.SGE_ADDRESS, local.address() + request.localOffset());
+        wr.putLong(ReceiveRequest.SGE_ADDRESS, local.address() + request.offset(0));
         wr.putInt(ReceiveRequest.SGE_LENGTH, request.length());
         wr.putInt(ReceiveRequest.SGE_LKEY, local.localKey());
         int rc = NativeVerbs.postRecv(handle, receiveRequestAddress, receiveRequestAddress + ReceiveRequest.BAD_INDEX);

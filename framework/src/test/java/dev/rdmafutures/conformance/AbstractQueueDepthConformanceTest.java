@@ -70,9 +70,11 @@ public abstract class AbstractQueueDepthConformanceTest extends ConformanceSuppo
     void depthsBeyondTheAdapterAreCappedAndSmallOnesGrantedAsAsked() {
         Pair pair = connect(new QueueDepths(Integer.MAX_VALUE, Integer.MAX_VALUE), new QueueDepths(3, 5));
         AdapterInfo adapter = client.adapterInfo();
-        assertThat(pair.client().queueDepths()).isEqualTo(
-                new QueueDepths(adapter.maxInitiatorQueueDepth(), adapter.maxReceiveQueueDepth()));
-        assertThat(pair.server().queueDepths()).isEqualTo(new QueueDepths(3, 5));
+        int initiatorSge = Math.min(QueueDepths.DEFAULT_MAX_SGE, adapter.maxInitiatorSge());
+        int receiveSge = Math.min(QueueDepths.DEFAULT_MAX_SGE, adapter.maxReceiveSge());
+        assertThat(pair.client().queueDepths()).isEqualTo(new QueueDepths(adapter.maxInitiatorQueueDepth(),
+                adapter.maxReceiveQueueDepth(), initiatorSge, receiveSge));
+        assertThat(pair.server().queueDepths()).isEqualTo(new QueueDepths(3, 5, initiatorSge, receiveSge));
         assertThat(pair.server().availableInitiatorSlots()).isEqualTo(3);
         assertThat(pair.server().availableReceiveSlots()).isEqualTo(5);
         MemoryRegion local = register(client, 64);

@@ -1,0 +1,60 @@
+package dev.rdmafutures;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A receive queue shared by any number of connections of one runtime (NDK's {@code NdkCreateSrq}): a connection
+ * created with {@code withSharedReceiveQueue(queue)} takes each Send its peer makes into the oldest receive posted
+ * here, and posts no receives of its own. From {@link RdmaRuntime#sharedReceiveQueue(int, int)}.
+ *
+ * <p>Receives hold a slot from their post until their outcome is reported; a post beyond {@link #depth()} fails at
+ * once with {@link Status#INSUFFICIENT_RESOURCES}, one with more than {@link #maxSge()} segments with
+ * {@link Status#INVALID_PARAMETER}, nothing posted. A Send that finds the queue empty behaves as the provider
+ * documents for an empty receive queue ({@link AdapterInfo#sendWaitsForPeerReceive()}). Thread-safe.
+ */
+public interface SharedReceiveQueue extends AutoCloseable {
+    /** How many receives may be outstanding at once. */
+    int depth();
+
+    /** The most segments one receive may carry. */
+    int maxSge();
+
+    /** How many more receives may be posted now: a snapshot. */
+    int availableSlots();
+
+    /** How many receives are posted and not yet taken by a Send: a snapshot. */
+    int postedReceives();
+
+    /** Posts a receive buffer ({@link Access#LOCAL_WRITE} needed); see {@link RdmaConnection#receive}. */
+    CompletableFuture<SharedReceive> receive(MemoryRegion local, int offset, int length);
+
+    /** Posts a receive that scatters the Send over {@code local}'s segments, copied now. */
+    CompletableFuture<SharedReceive> receive(ScatterGatherList local);
+
+    /**
+     * Posts a receive reporting to {@code callback}, the allocation-free path. A receive refused before it is posted
+     * throws that {@link RdmaException} and the callback is not called.
+     */
+    void receive(ScatterGatherList local, SharedReceiveCallback callback, long context);
+
+    /** The one-segment form of {@link #receive(ScatterGatherList, SharedReceiveCallback, long)}. */
+    void receive(MemoryRegion local, int offset, int length, SharedReceiveCallback callback, long context);
+
+    /**
+     * Arms the limit notification (NDK's {@code NotifyThreshold}, verbs' {@code srq_limit}): the returned future
+     * completes, once, with the number of receives still posted as soon as fewer than {@code threshold} remain. Arm
+     * it again for the next notification; arming anew replaces an armed threshold, whose future then completes at
+     * the same time as the new one.
+     *
+     * @throws RdmaException {@link Status#INVALID_PARAMETER} unless 1..{@link #depth()}
+     */
+    CompletableFuture<Integer> notifyBelow(int threshold);
+
+    /**
+     * Destroys the queue: the receives still posted fail with {@link Status#CANCELED}.
+     *
+     * @throws RdmaException {@link Status#INVALID_DEVICE_STATE} while a connection still uses it
+     */
+    @Override
+    void close();
+}

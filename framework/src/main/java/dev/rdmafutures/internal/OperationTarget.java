@@ -1,0 +1,18 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.spi.WorkRequest;
+
+/** Where a {@link CallbackOperation} is posted: a connection's queue pair, or a shared receive queue. */
+interface OperationTarget {
+    /** The slots operations take at their post and give back when reported. */
+    QueueSlots slots();
+
+    /** Where outcomes are delivered. */
+    Completions completions();
+
+    /**
+     * On the poller thread: hands {@code request} to the provider, or, when the target ended after the post was
+     * accepted, fails it with CANCELED as NDK flushes every request outstanding at the end.
+     */
+    void submit(WorkRequest request);
+}

@@ -1,0 +1,159 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.ScatterGatherList;
+import dev.rdmafutures.SharedReceiveCallback;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.internal.poller.PollerProxy;
+import dev.rdmafutures.spi.WorkRequest;
+import java.util.Objects;
+
+/**
+ * Turns the API's data-path calls on one {@link OperationTarget} into validated {@link CallbackOperation}s and hands
+ * them to the target's poller. Every check runs before anything is taken: an operation is refused whole (a typed
+ * {@link RdmaException}, nothing held, nothing posted) or posted whole. Thread-safe.
+ */
+final class Posting {
+    private final RuntimeOwner runtime;
+    private final PollerProxy poller;
+    private final OperationTarget target;
+    private final CallbackOperation.Pool pool;
+    private final Guard guard;
+
+    /** The target's own check, after the arguments': whether it accepts operations now. */
+    interface Guard {
+        /** Throws the typed refusal when {@code kind} cannot be posted to the target now. */
+        void check(WorkRequest.Kind kind);
+    }
+
+    Posting(RuntimeOwner runtime, PollerProxy poller, OperationTarget target, Guard guard) {
+        this.runtime = runtime;
+        this.poller = poller;
+        this.target = target;
+        this.pool = new CallbackOperation.Pool(target, poller);
+        this.guard = guard;
+    }
+
+    /** A validated one-buffer operation reporting to {@code callback}, holding its region and its slot. */
+    CallbackOperation started(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
+                              long remoteOffset, OperationFlag[] flags, CompletionCallback callback, long context) {
+        Objects.requireNonNull(callback, "callback");
+        CallbackOperation op = prepared(kind, length, remote, remoteOffset, flags);
+        try {
+            op.addSegment(DataPath.local(runtime, local, offset, length, placesData(kind)), offset, length);
+            finishChecks(kind);
+        } catch (RdmaException e) {
+            discard(op);
+            throw e;
+        }
+        op.start(callback, context);
+        return op;
+    }
+
+    /** A validated scatter-gather operation reporting to {@code callback}; the segments are copied. */
+    CallbackOperation started(WorkRequest.Kind kind, ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
+                              OperationFlag[] flags, CompletionCallback callback, long context) {
+        Objects.requireNonNull(callback, "callback");
+        CallbackOperation op = segmented(kind, local, remote, remoteOffset, flags);
+        op.start(callback, context);
+        return op;
+    }
+
+    /** A validated receive of a shared receive queue reporting to {@code callback}. */
+    CallbackOperation startedShared(ScatterGatherList local, MemoryRegion region, int offset, int length,
+                                    SharedReceiveCallback callback, long context) {
+        Objects.requireNonNull(callback, "callback");
+        CallbackOperation op;
+        if (local != null) {
+            op = segmented(WorkRequest.Kind.RECEIVE, local, null, 0, null);
+        } else {
+            op = prepared(WorkRequest.Kind.RECEIVE, length, null, 0, null);
+            try {
+                op.addSegment(DataPath.local(runtime, region, offset, length, true), offset, length);
+                finishChecks(WorkRequest.Kind.RECEIVE);
+            } catch (RdmaException e) {
+                discard(op);
+                throw e;
+            }
+        }
+        op.start(callback, context);
+        return op;
+    }
+
+    /** Hands a started operation to the poller; when the runtime closed, undoes it and throws. */
+    void post(CallbackOperation op, String what) {
+        if (!poller.post(op)) {
+            op.abandon();
+            throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, what);
+        }
+    }
+
+    private CallbackOperation segmented(WorkRequest.Kind kind, ScatterGatherList local, RemoteBuffer remote,
+                                        long remoteOffset, OperationFlag[] flags) {
+        Objects.requireNonNull(local, "local");
+        CallbackOperation op = prepared(kind, local.totalLength(), remote, remoteOffset, flags);
+        try {
+            int n = local.size();
+            int max = target.slots().maxSegments(kind);
+            if (n > max) {
+                throw new RdmaException(Status.INVALID_PARAMETER, kind + " with " + n + " segments: at most " + max
+                        + " were granted (QueueDepths.withMaxSge, AdapterInfo.max" + (kind == WorkRequest.Kind.RECEIVE
+                        ? "Receive" : "Initiator") + "Sge)");
+            }
+            boolean placesData = placesData(kind);
+            for (int i = 0; i < n; i++) {
+                int offset = local.offset(i);
+                int length = local.length(i);
+                op.addSegment(DataPath.local(runtime, local.region(i), offset, length, placesData), offset, length);
+            }
+            finishChecks(kind);
+        } catch (RdmaException e) {
+            discard(op);
+            throw e;
+        }
+        return op;
+    }
+
+    /** A pooled operation with the kind, remote side and flags checked and set; no segments yet. */
+    private CallbackOperation prepared(WorkRequest.Kind kind, int length, RemoteBuffer remote, long remoteOffset,
+                                       OperationFlag[] flags) {
+        if (runtime.isClosed()) {
+            // Before the arguments: the runtime's close deregistered the regions, which is not what went wrong.
+            throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, kind.name());
+        }
+        int flagBits = flags == null ? 0 : DataPath.flagBits(flags);
+        long remoteAddress = 0;
+        int remoteToken = 0;
+        if (remote != null) {
+            if (kind != WorkRequest.Kind.SEND_INVALIDATE
+                    && (remoteOffset < 0 || remoteOffset + length > remote.length())) {
+                throw new RdmaException(Status.REMOTE_RESOURCES, "[" + remoteOffset + ", +" + length
+                        + ") reaches beyond the remote buffer of " + remote.length() + " bytes");
+            }
+            remoteAddress = remote.address() + remoteOffset;
+            remoteToken = remote.token();
+        }
+        CallbackOperation op = pool.acquire();
+        op.set(kind, remoteAddress, remoteToken, flagBits);
+        return op;
+    }
+
+    /** The target's state, then a slot: the last checks, the slot taken only when everything else passed. */
+    private void finishChecks(WorkRequest.Kind kind) {
+        guard.check(kind);
+        target.slots().take(kind);
+    }
+
+    private void discard(CallbackOperation op) {
+        op.forgetSegments();
+        pool.recycle(op);
+    }
+
+    private static boolean placesData(WorkRequest.Kind kind) {
+        return kind == WorkRequest.Kind.READ || kind == WorkRequest.Kind.RECEIVE;
+    }
+}
