@@ -2,6 +2,10 @@
  * The calls DiSNI 2.1 lacks (docs/disni-native-abi.md §6), as static natives of
  * dev.rdmafutures.verbs.jni.NativeVerbs. Convention: >= 0 on success, negative errno on failure, no exceptions;
  * out-structures are little-endian and written in full (reserved bytes zeroed).
+ * Where we differ from or go beyond §6 (NativeVerbs' Javadoc says the same): the DeviceInfo record is 136 bytes,
+ * max_sge_rd at 128; createQp/createQpDetached take the SRQ but no QP type (always RC, sq_sig_all 0); connect
+ * takes srq for the detached path; destroyQp (rdma_destroy_qp), postSrqRecv, createSrq without a limit
+ * (modifySrqLimit arms it), and layout, the self-check of the structures Java serializes.
  */
 #define _GNU_SOURCE
 #include "jni_support.h"
@@ -17,7 +21,7 @@
 
 #define EXTENSION(name) JNICALL Java_dev_rdmafutures_verbs_jni_NativeVerbs_##name
 
-enum { CM_EVENT_INFO_SIZE = 304, DEVICE_INFO_SIZE = 128, QP_INFO_SIZE = 48,
+enum { CM_EVENT_INFO_SIZE = 304, DEVICE_INFO_SIZE = 136, QP_INFO_SIZE = 48,
        PORT_INFO_SIZE = 16, CM_ID_INFO_SIZE = 296 };
 
 static void put_u8(uint8_t *base, int offset, uint8_t value) { base[offset] = value; }
@@ -92,6 +96,7 @@ JNIEXPORT jint EXTENSION(queryDevice)(JNIEnv *env, jclass type, jlong context, j
     put_u64(o, 112, ex.device_cap_flags_ex);
     put_u32(o, 120, verbs->device->transport_type == IBV_TRANSPORT_IWARP ? 1 : 0);
     put_u32(o, 124, a->phys_port_cnt);
+    put_u32(o, 128, (uint32_t) a->max_sge_rd); /* beyond the ABI document's 128 bytes: ours */
     return 0;
 }
 
@@ -125,7 +130,7 @@ JNIEXPORT jint EXTENSION(setReuseAddr)(JNIEnv *env, jclass type, jlong id, jint 
 }
 
 static void conn_param(struct rdma_conn_param *param, jint responder, jint initiator, jint retry, jint rnr_retry,
-                       jlong private_data, jint private_length, jint qp_num) {
+                       jlong private_data, jint private_length, jint qp_num, jint srq) {
     memset(param, 0, sizeof *param);
     param->responder_resources = (uint8_t) responder;
     param->initiator_depth = (uint8_t) initiator;
@@ -134,19 +139,21 @@ static void conn_param(struct rdma_conn_param *param, jint responder, jint initi
     param->private_data = private_length > 0 ? PTR(void, private_data) : NULL;
     param->private_data_len = (uint8_t) (private_length > 0 ? private_length : 0);
     param->qp_num = (uint32_t) qp_num;
+    param->srq = (uint8_t) (srq != 0);
 }
 
 static int valid_private_length(jlong address, jint length) {
     return length == 0 || (length > 0 && length <= 255 && address != 0);
 }
 
+/* qp_num and srq matter only without an attached QP (the two-phase path); librdmacm fills both in otherwise. */
 JNIEXPORT jint EXTENSION(connect)(JNIEnv *env, jclass type, jlong id, jint responder, jint initiator, jint retry,
-                                  jint rnr_retry, jlong private_data, jint private_length, jint qp_num) {
+                                  jint rnr_retry, jlong private_data, jint private_length, jint qp_num, jint srq) {
     if (id == 0 || !valid_private_length(private_data, private_length)) {
         return -EINVAL;
     }
     struct rdma_conn_param param;
-    conn_param(&param, responder, initiator, retry, rnr_retry, private_data, private_length, qp_num);
+    conn_param(&param, responder, initiator, retry, rnr_retry, private_data, private_length, qp_num, srq);
     return rdma_connect(PTR(struct rdma_cm_id, id), &param) == 0 ? 0 : -errno;
 }
 
@@ -156,7 +163,7 @@ JNIEXPORT jint EXTENSION(accept)(JNIEnv *env, jclass type, jlong id, jint respon
         return -EINVAL;
     }
     struct rdma_conn_param param;
-    conn_param(&param, responder, initiator, 0, rnr_retry, private_data, private_length, qp_num);
+    conn_param(&param, responder, initiator, 0, rnr_retry, private_data, private_length, qp_num, 0);
     return rdma_accept(PTR(struct rdma_cm_id, id), &param) == 0 ? 0 : -errno;
 }
 
@@ -261,12 +268,16 @@ JNIEXPORT jint EXTENSION(getCmIdInfo)(JNIEnv *env, jclass type, jlong id, jlong 
 
 /* --- Queue pairs ------------------------------------------------------------------------------------------- */
 
-/* The attributes of an RC QP with the given capabilities on send_cq/recv_cq. */
-static void rc_attributes(struct ibv_qp_init_attr *attr, jlong send_cq, jlong recv_cq, jint max_send_wr,
+/*
+ * The attributes of an RC QP with the given capabilities on send_cq/recv_cq, taking its receives from srq if it is
+ * not 0 (then max_recv_wr and max_recv_sge are ignored). Selective signalling: sq_sig_all = 0.
+ */
+static void rc_attributes(struct ibv_qp_init_attr *attr, jlong send_cq, jlong recv_cq, jlong srq, jint max_send_wr,
                           jint max_recv_wr, jint max_send_sge, jint max_recv_sge, jint max_inline) {
     memset(attr, 0, sizeof *attr);
     attr->send_cq = PTR(struct ibv_cq, send_cq);
     attr->recv_cq = PTR(struct ibv_cq, recv_cq);
+    attr->srq = PTR(struct ibv_srq, srq);
     attr->qp_type = IBV_QPT_RC;
     attr->cap.max_send_wr = (uint32_t) max_send_wr;
     attr->cap.max_recv_wr = (uint32_t) max_recv_wr;
@@ -288,13 +299,13 @@ static void granted_caps(const struct ibv_qp_cap *cap, jlong out_caps) {
 }
 
 JNIEXPORT jlong EXTENSION(createQp)(JNIEnv *env, jclass type, jlong id, jlong pd, jlong send_cq, jlong recv_cq,
-                                    jint max_send_wr, jint max_recv_wr, jint max_send_sge, jint max_recv_sge,
-                                    jint max_inline, jlong out_caps) {
+                                    jlong srq, jint max_send_wr, jint max_recv_wr, jint max_send_sge,
+                                    jint max_recv_sge, jint max_inline, jlong out_caps) {
     if (id == 0 || pd == 0 || send_cq == 0 || recv_cq == 0) {
         return -EINVAL;
     }
     struct ibv_qp_init_attr attr;
-    rc_attributes(&attr, send_cq, recv_cq, max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline);
+    rc_attributes(&attr, send_cq, recv_cq, srq, max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline);
     struct rdma_cm_id *cm_id = PTR(struct rdma_cm_id, id);
     if (rdma_create_qp(cm_id, PTR(struct ibv_pd, pd), &attr) != 0) {
         return -errno;
@@ -304,19 +315,28 @@ JNIEXPORT jlong EXTENSION(createQp)(JNIEnv *env, jclass type, jlong id, jlong pd
 }
 
 JNIEXPORT jlong EXTENSION(createQpDetached)(JNIEnv *env, jclass type, jlong pd, jlong send_cq, jlong recv_cq,
-                                            jint max_send_wr, jint max_recv_wr, jint max_send_sge,
+                                            jlong srq, jint max_send_wr, jint max_recv_wr, jint max_send_sge,
                                             jint max_recv_sge, jint max_inline, jlong out_caps) {
     if (pd == 0 || send_cq == 0 || recv_cq == 0) {
         return -EINVAL;
     }
     struct ibv_qp_init_attr attr;
-    rc_attributes(&attr, send_cq, recv_cq, max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline);
+    rc_attributes(&attr, send_cq, recv_cq, srq, max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline);
     struct ibv_qp *qp = ibv_create_qp(PTR(struct ibv_pd, pd), &attr);
     if (qp == NULL) {
         return -errno;
     }
     granted_caps(&attr.cap, out_caps);
     return HANDLE(qp);
+}
+
+/* rdma_destroy_qp of the QP createQp attached to the id; before the id is destroyed. */
+JNIEXPORT jint EXTENSION(destroyQp)(JNIEnv *env, jclass type, jlong id) {
+    if (id == 0 || PTR(struct rdma_cm_id, id)->qp == NULL) {
+        return -EINVAL;
+    }
+    rdma_destroy_qp(PTR(struct rdma_cm_id, id));
+    return 0;
 }
 
 JNIEXPORT jint EXTENSION(destroyQpDetached)(JNIEnv *env, jclass type, jlong qp) {
@@ -397,16 +417,17 @@ JNIEXPORT jint EXTENSION(queryQp)(JNIEnv *env, jclass type, jlong qp, jlong out)
 /* --- Data path --------------------------------------------------------------------------------------------- */
 
 /*
- * ibv_post_send / ibv_post_recv of a list serialized by the caller; on failure the 0-based index of the request
- * the provider refused goes to out_bad_index (those before it were posted).
+ * ibv_post_send / ibv_post_recv / ibv_post_srq_recv of a list serialized by the caller (NativeLayout's SendRequest,
+ * ReceiveRequest and Sge records, checked by layout below); on failure the 0-based index of the request the provider
+ * refused goes to out_bad_index (those before it were posted).
  */
-#define POST_LIST(name, wr_type, post)                                                                      \
-    JNIEXPORT jint EXTENSION(name)(JNIEnv *env, jclass type, jlong qp, jlong list, jlong out_bad_index) { \
-        if (qp == 0 || list == 0) {                                                                       \
+#define POST_LIST(name, target_type, wr_type, post)                                                         \
+    JNIEXPORT jint EXTENSION(name)(JNIEnv *env, jclass type, jlong target, jlong list, jlong out_bad_index) { \
+        if (target == 0 || list == 0) {                                                                   \
             return -EINVAL;                                                                               \
         }                                                                                                 \
         struct wr_type *first = PTR(struct wr_type, list), *bad = NULL;                                   \
-        int error = post(PTR(struct ibv_qp, qp), first, &bad);                                            \
+        int error = post(PTR(struct target_type, target), first, &bad);                                   \
         if (error != 0 && out_bad_index != 0) {                                                           \
             uint32_t index = 0;                                                                           \
             for (struct wr_type *wr = first; wr != NULL && wr != bad; wr = wr->next) {                    \
@@ -417,8 +438,78 @@ JNIEXPORT jint EXTENSION(queryQp)(JNIEnv *env, jclass type, jlong qp, jlong out)
         return -error;                                                                                    \
     }
 
-POST_LIST(postSend, ibv_send_wr, ibv_post_send)
-POST_LIST(postRecv, ibv_recv_wr, ibv_post_recv)
+POST_LIST(postSend, ibv_qp, ibv_send_wr, ibv_post_send)
+POST_LIST(postRecv, ibv_qp, ibv_recv_wr, ibv_post_recv)
+POST_LIST(postSrqRecv, ibv_srq, ibv_recv_wr, ibv_post_srq_recv)
+
+/*
+ * The layout this library was compiled against, for NativeLayout's check: u32 values in this order, returns their
+ * count. sizeof/offsetof of ibv_send_wr (size, wr_id, next, sg_list, num_sge, opcode, send_flags, invalidate_rkey,
+ * wr.rdma.remote_addr, wr.rdma.rkey), of ibv_recv_wr (size, wr_id, next, sg_list, num_sge), of ibv_sge (size,
+ * addr, length, lkey), then IBV_WR_RDMA_WRITE, IBV_WR_SEND, IBV_WR_RDMA_READ, IBV_WR_SEND_WITH_INV, IBV_SEND_FENCE,
+ * IBV_SEND_SIGNALED, IBV_WC_WITH_INV, IBV_EVENT_SRQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED.
+ */
+JNIEXPORT jint EXTENSION(layout)(JNIEnv *env, jclass type, jlong out, jint capacity) {
+    static const uint32_t values[] = {
+        sizeof(struct ibv_send_wr), offsetof(struct ibv_send_wr, wr_id), offsetof(struct ibv_send_wr, next),
+        offsetof(struct ibv_send_wr, sg_list), offsetof(struct ibv_send_wr, num_sge),
+        offsetof(struct ibv_send_wr, opcode), offsetof(struct ibv_send_wr, send_flags),
+        offsetof(struct ibv_send_wr, invalidate_rkey), offsetof(struct ibv_send_wr, wr.rdma.remote_addr),
+        offsetof(struct ibv_send_wr, wr.rdma.rkey),
+        sizeof(struct ibv_recv_wr), offsetof(struct ibv_recv_wr, wr_id), offsetof(struct ibv_recv_wr, next),
+        offsetof(struct ibv_recv_wr, sg_list), offsetof(struct ibv_recv_wr, num_sge),
+        sizeof(struct ibv_sge), offsetof(struct ibv_sge, addr), offsetof(struct ibv_sge, length),
+        offsetof(struct ibv_sge, lkey),
+        IBV_WR_RDMA_WRITE, IBV_WR_SEND, IBV_WR_RDMA_READ, IBV_WR_SEND_WITH_INV, IBV_SEND_FENCE, IBV_SEND_SIGNALED,
+        IBV_WC_WITH_INV, IBV_EVENT_SRQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED,
+    };
+    int count = (int) (sizeof values / sizeof values[0]);
+    if (out == 0 || capacity < count) {
+        return -EINVAL;
+    }
+    for (int i = 0; i < count; i++) {
+        put_u32(PTR(uint8_t, out), i * 4, values[i]);
+    }
+    return count;
+}
+
+/* --- Shared receive queues --------------------------------------------------------------------------------- */
+
+/* ibv_create_srq of max_wr receives of up to max_sge segments, limit disarmed: the handle or -errno. */
+JNIEXPORT jlong EXTENSION(createSrq)(JNIEnv *env, jclass type, jlong pd, jint max_wr, jint max_sge) {
+    if (pd == 0 || max_wr < 1 || max_sge < 0) {
+        return -EINVAL;
+    }
+    struct ibv_srq_init_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.attr.max_wr = (uint32_t) max_wr;
+    attr.attr.max_sge = (uint32_t) max_sge;
+    struct ibv_srq *srq = ibv_create_srq(PTR(struct ibv_pd, pd), &attr);
+    return srq != NULL ? HANDLE(srq) : -errno;
+}
+
+JNIEXPORT jint EXTENSION(destroySrq)(JNIEnv *env, jclass type, jlong srq) {
+    if (srq == 0) {
+        return -EINVAL;
+    }
+    int error = ibv_destroy_srq(PTR(struct ibv_srq, srq));
+    return error == 0 ? 0 : -error;
+}
+
+/*
+ * ibv_modify_srq with IBV_SRQ_LIMIT: the device raises IBV_EVENT_SRQ_LIMIT_REACHED once, as soon as fewer than
+ * limit receives remain, and disarms; 0 disarms now.
+ */
+JNIEXPORT jint EXTENSION(modifySrqLimit)(JNIEnv *env, jclass type, jlong srq, jint limit) {
+    if (srq == 0 || limit < 0) {
+        return -EINVAL;
+    }
+    struct ibv_srq_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.srq_limit = (uint32_t) limit;
+    int error = ibv_modify_srq(PTR(struct ibv_srq, srq), &attr, IBV_SRQ_LIMIT);
+    return error == 0 ? 0 : -error;
+}
 
 JNIEXPORT jlong EXTENSION(getCqEvent)(JNIEnv *env, jclass type, jlong channel, jint timeout) {
     if (channel == 0) {

@@ -41,14 +41,17 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
     private final VerbsConnection connection;
     private final ConnectionLifecycle lifecycle;
     private final ConnectSpec spec;
+    private final ConnectionEvents connectionEvents;
     private final ConnectEvents events;
     private Step step = Step.RESOLVING_ADDRESS;
     private ConnectionData connectionData;
 
-    private ActiveHandshake(VerbsConnection connection, ConnectSpec spec, ConnectEvents events) {
+    private ActiveHandshake(VerbsConnection connection, ConnectSpec spec, ConnectionEvents connectionEvents,
+                            ConnectEvents events) {
         this.connection = connection;
         this.lifecycle = connection.lifecycle();
         this.spec = spec;
+        this.connectionEvents = connectionEvents;
         this.events = events;
         connection.establishedBy(this);
     }
@@ -66,7 +69,7 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
         VerbsConnection connection = new VerbsConnection(loop, id,
                 new ConnectionLifecycle(events, connectionEvents));
         connection.addresses(null, spec.destination());
-        ActiveHandshake handshake = new ActiveHandshake(connection, spec, events);
+        ActiveHandshake handshake = new ActiveHandshake(connection, spec, connectionEvents, events);
         handshake.resolve();
         return handshake;
     }
@@ -159,8 +162,10 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
         AdapterInfo adapter = connection.loop().device().adapterInfo();
         boolean detached = spec.twoPhase() && adapter.passiveAcceptWaitsForCompleteConnect();
         int qpNumber = 0;
+        boolean sharedQueue = spec.sharedReceiveQueue() != null;
         try {
-            VerbsQueuePair queuePair = connection.createQueuePair(detached, spec.queueDepths());
+            VerbsQueuePair queuePair = connection.createQueuePair(detached, spec.queueDepths(),
+                    spec.sharedReceiveQueue(), connectionEvents);
             connection.addresses((InetSocketAddress) connection.id().getSource(), null);
             if (detached) {
                 int rc = queuePair.moveToInit(connection.idHandle());
@@ -173,11 +178,15 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
         } catch (IOException e) {
             fail(VerbsErrors.of(e, false, "create a queue pair"));
             return;
+        } catch (RdmaException e) {
+            fail(e);
+            return;
         }
         ReadLimits offer = ReadLimitNegotiation.offer(spec.readLimits(), adapter);
         ByteBuffer data = VerbsConnection.direct(spec.privateData());
         int rc = NativeVerbs.connect(connection.idHandle(), offer.inbound(), offer.outbound(), RETRY_COUNT,
-                RNR_RETRY_INFINITE, MemoryUtils.getAddress(data), spec.privateData().length, qpNumber);
+                RNR_RETRY_INFINITE, MemoryUtils.getAddress(data), spec.privateData().length, qpNumber,
+                sharedQueue ? 1 : 0);
         if (rc < 0) {
             fail(VerbsErrors.of(-rc, false, "connect"));
             return;

@@ -5,11 +5,12 @@ import java.nio.ByteBuffer;
 
 /**
  * One asynchronous device event ({@code ibv_get_async_event}) as {@code NativeVerbs.getAsyncEvent} copied it before
- * acknowledging: its {@code enum ibv_event_type}, the port it concerns, and the QP or CQ handle it concerns.
+ * acknowledging: its {@code enum ibv_event_type}, the port it concerns, and the QP, CQ or SRQ handle it concerns.
  *
  * @param type    the {@code ibv_event_type}
  * @param port    the port number, for port events
- * @param element the {@code struct ibv_qp *} or {@code struct ibv_cq *}, for QP and CQ events
+ * @param element the {@code struct ibv_qp *}, {@code struct ibv_cq *} or {@code struct ibv_srq *}, for QP, CQ and
+ *                SRQ events
  */
 record AsyncEvent(int type, int port, long element) {
     static final int CQ_ERR = 0;
@@ -18,6 +19,8 @@ record AsyncEvent(int type, int port, long element) {
     static final int QP_ACCESS_ERR = 3;
     static final int DEVICE_FATAL = 8;
     static final int PORT_ERR = 10;
+    static final int SRQ_ERR = 14;
+    static final int SRQ_LIMIT_REACHED = 15;
     private static final String[] NAMES = {"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST",
         "SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "LID_CHANGE",
         "PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR", "SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED", "CLIENT_REREGISTER",
@@ -48,6 +51,11 @@ record AsyncEvent(int type, int port, long element) {
             case CQ_ERR -> "the connection owning the CQ ends with DEVICE_ERROR";
             default -> "the connection owning the QP ends with DEVICE_ERROR unless the transport reports a cause first";
         };
+    }
+
+    /** Whether it names a shared receive queue. */
+    boolean isSharedReceiveQueueEvent() {
+        return type == SRQ_ERR || type == SRQ_LIMIT_REACHED;
     }
 
     /** Whether it names a QP. */

@@ -8,20 +8,24 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The asynchronous events of one device context: a port going down, a fatal QP or CQ error, a device failure.
- * librdmacm gives a process one context per device, shared by every runtime and event loop on it, and the kernel
- * queues each event once on the context's async fd. So every loop on the context waits on that fd, whichever sees it
- * readable first reads what is there, logs each event once, and hands it to every loop, each on its own thread.
+ * The asynchronous events of one device context: a port going down, a fatal QP or CQ error, a device failure, a
+ * shared receive queue's limit. librdmacm gives a process one context per device, shared by every runtime and event
+ * loop on it, and the kernel queues each event once on the context's async fd. So every loop on the context waits on
+ * that fd, whichever sees it readable first reads what is there, logs each event once, and hands it to every loop,
+ * each on its own thread; an event naming a shared receive queue goes to that queue, on the reader's thread.
  * Thread-safe.
  */
 final class DeviceEvents {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceEvents.class);
     private static final Map<Long, DeviceEvents> BY_CONTEXT = new HashMap<>();
+    /** The live shared receive queues of every context, by handle (pointers are unique while they live). */
+    private static final Map<Long, VerbsSharedReceiveQueue> SHARED_QUEUES = new ConcurrentHashMap<>();
 
     private final long context;
     private final String deviceName;
@@ -46,6 +50,16 @@ final class DeviceEvents {
             events.loops.add(loop);
             return events;
         }
+    }
+
+    /** Hands the events naming {@code queue} to it from now on. */
+    static void watch(VerbsSharedReceiveQueue queue) {
+        SHARED_QUEUES.put(queue.handle(), queue);
+    }
+
+    /** Stops handing events to {@code queue}, before it is destroyed. */
+    static void unwatch(VerbsSharedReceiveQueue queue) {
+        SHARED_QUEUES.remove(queue.handle(), queue);
     }
 
     /** Stops handing events to {@code loop}; the last loop out forgets the context. */
@@ -84,6 +98,13 @@ final class DeviceEvents {
                 LOG.warn("{}: {}: {}", deviceName, event, event.consequence());
             } else {
                 LOG.debug("{}: {}", deviceName, event);
+            }
+            if (event.isSharedReceiveQueueEvent()) {
+                VerbsSharedReceiveQueue queue = SHARED_QUEUES.get(event.element());
+                if (queue != null) {
+                    queue.onDeviceEvent(event);
+                }
+                continue;
             }
             for (VerbsEventLoop loop : loops) {
                 if (loop == reader) {

@@ -124,12 +124,16 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
         connectionData = new ConnectionData(effective, peerPrivateData);
         step = Step.ACCEPTING;
         try {
-            connection.createQueuePair(false, queueDepths);
+            connection.createQueuePair(false, queueDepths, sharedReceiveQueue, events);
         } catch (IOException e) {
             connection.reject(new byte[0]);
             RdmaException failure = acceptFailure(VerbsErrors.errnoOf(e), "create a queue pair");
             failure.addSuppressed(e);
             fail(failure);
+            return;
+        } catch (RdmaException e) {
+            connection.reject(new byte[0]);
+            fail(e);
             return;
         }
         ByteBuffer data = VerbsConnection.direct(privateData);

@@ -9,8 +9,10 @@ import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.Cancellable;
+import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.ConnectionLifecycle;
 import dev.rdmafutures.spi.ProviderConnection;
+import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
@@ -103,11 +105,18 @@ final class VerbsConnection implements ProviderConnection {
         return remoteAddress;
     }
 
-    /** Creates the queue pair with {@code depths}; on failure, {@link #release()} destroys what was created. */
-    VerbsQueuePair createQueuePair(boolean detached, QueueDepths depths) throws IOException {
+    /**
+     * Creates the queue pair with {@code depths}, taking its receives from {@code sharedQueue} unless it is null;
+     * {@code events} is the connection the core knows, which its shared receives report. On failure,
+     * {@link #release()} destroys what was created.
+     *
+     * @throws RdmaException INVALID_DEVICE_STATE when the shared receive queue was closed meanwhile
+     */
+    VerbsQueuePair createQueuePair(boolean detached, QueueDepths depths, ProviderSharedReceiveQueue sharedQueue,
+                                   ConnectionEvents events) throws IOException {
         port = loop.portOf(idHandle);
-        queuePair = new VerbsQueuePair(this, loop, detached, depths);
-        queuePair.open(id);
+        queuePair = new VerbsQueuePair(this, loop, detached, depths, (VerbsSharedReceiveQueue) sharedQueue, events);
+        queuePair.open(idHandle);
         return queuePair;
     }
 

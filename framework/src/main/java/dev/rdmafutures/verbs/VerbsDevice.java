@@ -4,13 +4,11 @@ import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
-import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.impl.NatCmaIdPrivate;
 import com.ibm.disni.verbs.impl.NatIbvContext;
-import com.ibm.disni.verbs.impl.NatIbvQP;
 import com.ibm.disni.verbs.impl.NatObject;
 import com.ibm.disni.verbs.impl.NativeDispatcher;
 import com.ibm.disni.verbs.impl.RdmaCmNat;
@@ -45,8 +43,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One RDMA device opened for a runtime: librdmacm's context for it (the one CM ids resolve to), a protection
- * domain, and the adapter's limits from {@code ibv_query_device}. Option {@value #OPTION_DEVICE} names the device;
- * by default the first one whose port 1 is ACTIVE.
+ * domain, the adapter's limits from {@code ibv_query_device}, and its shared receive queues. Option
+ * {@value #OPTION_DEVICE} names the device; by default the first one whose port 1 is ACTIVE.
+ *
+ * <p>The limits: segments per request are the device's {@code max_sge} (receives also within {@code max_srq_sge} where
+ * the device has shared receive queues, which take the same receives). A READ scatters into at most
+ * {@code max_sge_rd} segments (1 on siw), so a READ with more becomes several ({@link SendList}): each connection's
+ * send queue holds that many work requests per READ, and its CQ every work request and every receive (its own or a
+ * shared queue's), which bounds each depth, the shared receive queue's too, by {@code max_qp_wr} and
+ * {@code max_cqe}.
  */
 final class VerbsDevice implements ProviderDevice {
     static final String OPTION_DEVICE = "verbs.device";
@@ -64,18 +69,22 @@ final class VerbsDevice implements ProviderDevice {
     private final IbvContext context;
     private final long contextHandle;
     private final IbvPd pd;
+    private final long pdHandle;
+    private final int maxReadSge;
     private final AdapterInfo adapterInfo;
     private final SharedPorts sharedPorts = new SharedPorts();
     private final List<VerbsEventLoop> loops = new ArrayList<>();
 
     private VerbsDevice(ProviderConfig config, RdmaCm cm, NativeDispatcher dispatcher, IbvContext context,
-                        IbvPd pd, AdapterInfo adapterInfo) {
+                        IbvPd pd, int maxReadSge, AdapterInfo adapterInfo) {
         this.config = config;
         this.cm = cm;
         this.dispatcher = dispatcher;
         this.context = context;
         this.contextHandle = ((NatObject) context).getObjId();
         this.pd = pd;
+        this.pdHandle = ((NatObject) pd).getObjId();
+        this.maxReadSge = maxReadSge;
         this.adapterInfo = adapterInfo;
     }
 
@@ -96,6 +105,7 @@ final class VerbsDevice implements ProviderDevice {
         }
         try {
             RdmaCm cm = RdmaCm.open();
+            NativeLayout.verify();
             NativeDispatcher dispatcher = dispatcherOf(cm);
             ByteBuffer scratch = ByteBuffer.allocateDirect(512).order(ByteOrder.nativeOrder());
             long address = MemoryUtils.getAddress(scratch);
@@ -132,9 +142,19 @@ final class VerbsDevice implements ProviderDevice {
         }
         int maxInbound = Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_RD_ATOM), 255);
         int maxOutbound = Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_INIT_RD_ATOM), 255);
-        // Each connection's own CQ takes both queues' completions: half of max_cqe each keeps it from overrunning.
+        int maxSge = Math.max(1, scratch.getInt(NativeLayout.DeviceInfo.MAX_SGE));
+        int maxReadSge = Math.max(1, scratch.getInt(NativeLayout.DeviceInfo.MAX_SGE_RD));
+        boolean sharedQueues = scratch.getInt(NativeLayout.DeviceInfo.MAX_SRQ) > 0;
+        int maxReceiveSge = sharedQueues
+                ? Math.max(1, Math.min(maxSge, scratch.getInt(NativeLayout.DeviceInfo.MAX_SRQ_SGE))) : maxSge;
+        // A connection's send queue holds `parts` work requests per READ; its own CQ takes them all and the
+        // receives: depth * (parts + 1) within max_cqe keeps it from overrunning.
+        int parts = SendList.parts(maxSge, maxReadSge);
         int maxCompletions = scratch.getInt(NativeLayout.DeviceInfo.MAX_CQE);
-        int maxQueueDepth = Math.max(1, Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_WR), maxCompletions / 2));
+        int maxQueueDepth = Math.max(1, Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_WR) / parts,
+                maxCompletions / (parts + 1)));
+        int maxSharedDepth = sharedQueues
+                ? Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_SRQ_WR), maxQueueDepth) : 0;
         boolean iwarp = scratch.getInt(NativeLayout.DeviceInfo.IWARP) == 1;
         AdapterInfo.Transport transport = AdapterInfo.Transport.IWARP;
         if (!iwarp) {
@@ -148,7 +168,8 @@ final class VerbsDevice implements ProviderDevice {
                 .transport(transport)
                 .maxReadLimits(maxInbound, maxOutbound)
                 .maxQueueDepths(maxQueueDepth, maxQueueDepth)
-                .maxSge(1, 1)
+                .maxSge(maxSge, maxReceiveSge)
+                .maxSharedReceiveQueueDepth(maxSharedDepth)
                 .maxPrivateData(iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[0],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[1],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[2])
@@ -160,7 +181,7 @@ final class VerbsDevice implements ProviderDevice {
         IbvContext context = new NatIbvContext(handle, dispatcher);
         IbvPd pd = context.allocPd();
         LOG.debug("opened {}", info);
-        return new VerbsDevice(config, cm, dispatcher, context, pd, info);
+        return new VerbsDevice(config, cm, dispatcher, context, pd, maxReadSge, info);
     }
 
     private static String deviceName(long context, ByteBuffer scratch, long address) {
@@ -202,8 +223,35 @@ final class VerbsDevice implements ProviderDevice {
         return contextHandle;
     }
 
-    IbvPd pd() {
-        return pd;
+    long pdHandle() {
+        return pdHandle;
+    }
+
+    /** The most segments one READ work request scatters into ({@code max_sge_rd}). */
+    int maxReadSge() {
+        return maxReadSge;
+    }
+
+    /**
+     * Runs {@code task} on a poller of this runtime: at once when called on one, else handed to the first; false
+     * when they have all stopped.
+     */
+    boolean runOnPoller(Runnable task) {
+        VerbsEventLoop target = null;
+        boolean here = false;
+        synchronized (loops) {
+            for (VerbsEventLoop loop : loops) {
+                here |= loop.poller().inPollerThread();
+            }
+            if (!here && !loops.isEmpty()) {
+                target = loops.get(0);
+            }
+        }
+        if (here) {
+            task.run();
+            return true;
+        }
+        return target != null && target.execute(task);
     }
 
     /** Wraps an id the CM created for a connect request (it reports on its listener's channel). */
@@ -211,11 +259,6 @@ final class VerbsDevice implements ProviderDevice {
         NatCmaIdPrivate id = new NatCmaIdPrivate(handle, channel, dispatcher);
         id.setVerbs(context);
         return id;
-    }
-
-    /** Wraps a QP created outside the CM (two-phase connect) for DiSNI's stateful posts. */
-    IbvQP wrapQp(long handle) throws IOException {
-        return new NatIbvQP(handle, dispatcher);
     }
 
     @Override
@@ -282,7 +325,16 @@ final class VerbsDevice implements ProviderDevice {
     @Override
     public ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge,
                                                                SharedReceiveQueueEvents events) {
-        throw new RdmaException(Status.NOT_SUPPORTED, "shared receive queues are not implemented yet");
+        long handle = NativeVerbs.createSrq(pdHandle, depth, maxSge);
+        if (handle < 0) {
+            int errno = (int) -handle;
+            throw new RdmaException(errno == VerbsErrors.EINVAL ? Status.INVALID_PARAMETER
+                    : Status.INSUFFICIENT_RESOURCES, "ibv_create_srq of " + depth + " receives of " + maxSge
+                    + " segments on " + adapterInfo.deviceName() + " failed: errno " + errno);
+        }
+        VerbsSharedReceiveQueue queue = new VerbsSharedReceiveQueue(this, handle, depth, maxSge, events);
+        DeviceEvents.watch(queue);
+        return queue;
     }
 
     @Override

@@ -166,17 +166,10 @@ final class VerbsErrors {
         return new RdmaException(mapped, "work completion " + name + " (vendor error " + vendorError + ")");
     }
 
-    /** {@code ibv_post_send} refused a request. */
-    static RdmaException postSendFailed(IOException e) {
-        int errno = errnoOf(e);
+    /** {@code call} ({@code ibv_post_send}, {@code ibv_post_recv}, ...) refused work request {@code index}. */
+    static RdmaException postFailed(String call, int errno, int index) {
         return new RdmaException(errno == ENOMEM ? Status.INSUFFICIENT_RESOURCES : Status.INVALID_PARAMETER,
-                "ibv_post_send failed: " + e.getMessage(), e);
-    }
-
-    /** {@code ibv_post_recv} refused a request. */
-    static RdmaException postReceiveFailed(int errno) {
-        return new RdmaException(errno == ENOMEM ? Status.INSUFFICIENT_RESOURCES : Status.INVALID_PARAMETER,
-                "ibv_post_recv failed: errno " + errno);
+                call + " failed: errno " + errno + (index > 0 ? " at work request " + index : ""));
     }
 
     /**

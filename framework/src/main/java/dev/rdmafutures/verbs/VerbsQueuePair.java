@@ -2,59 +2,61 @@ package dev.rdmafutures.verbs;
 
 import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvQP;
-import com.ibm.disni.verbs.IbvQPInitAttr;
-import com.ibm.disni.verbs.IbvSendWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
-import com.ibm.disni.verbs.RdmaCmId;
-import com.ibm.disni.verbs.SVCPostSend;
-import com.ibm.disni.verbs.impl.NatObject;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.NativeLayout.QpInfo;
-import dev.rdmafutures.verbs.NativeLayout.ReceiveRequest;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
-import java.util.LinkedList;
-import java.util.List;
 
 /**
- * One connection's reliable-connected QP, created with the connection's granted {@link QueueDepths}, and its own CQ
- * with room for both queues, so it cannot overrun: posting, successful silent requests held until a later signalled
- * one proves them done, and the completions its loop hands over. The core never has more requests outstanding than
- * the depths (a silent one keeps its slot until proven done, after its WQE is retired), so every post finds room;
- * reads beyond the outbound read limit wait in the send queue, the device starting them in order. An RC QP completes
- * each queue in order, so the oldest posted request is the one a completion reports. Poller thread only.
+ * One connection's reliable-connected QP, created with the connection's granted {@link QueueDepths} (segments per
+ * request included) and taking its receives from its own receive queue or from a {@link VerbsSharedReceiveQueue},
+ * and its own CQ with room for every completion the QP can produce, so it cannot overrun: posting through reused
+ * native work-request lists ({@link SendList}, {@link ReceiveList}), successful silent requests held until a later
+ * signalled one proves them done, and the completions its loop hands over. The core never has more requests
+ * outstanding than the depths (a silent one keeps its slot until proven done, after its WQE is retired), so every
+ * post finds room; reads beyond the outbound read limit wait in the send queue, the device starting them in order.
+ * An RC QP completes each queue in order, so the oldest posted request is the one a completion reports. Poller
+ * thread only.
  */
 final class VerbsQueuePair {
-    private static final long RECEIVE_FLAG = 0x8000_0000L;
-    private static final int IBV_WR_SEND_WITH_INV = 9;
-    private static final int WC_WITH_INV = 8;
+    /** Work-request id bits: a receive (the low 32 bits are a shared receive queue's slot), a part of a READ. */
+    static final long RECEIVE_ID = 1L << 62;
+    private static final long PART_ID = 1L << 61;
     /** {@code NativeVerbs.modifyQpFromCm}'s "keep the CM's read limit". */
     private static final int CM_READ_LIMIT = 255;
+    private static final int QP_INFO_SIZE = NativeVerbs.QP_INFO_SIZE;
 
     private final VerbsConnection connection;
     private final VerbsEventLoop loop;
     private final CompletionQueue completionQueue;
     private final boolean detached;
     private final QueueDepths depths;
-    private IbvQP qp;
+    private final VerbsSharedReceiveQueue sharedQueue;
+    private final ConnectionEvents connectionEvents;
+    private final int sendRequests;
+    private final SendList sendList;
+    private final ReceiveList receiveList;
     private long handle;
-    private SVCPostSend readCall;
-    private SVCPostSend writeCall;
-    private SVCPostSend sendCall;
-    private final ByteBuffer receiveRequest = ByteBuffer.allocateDirect(ReceiveRequest.SIZE)
-            .order(ByteOrder.nativeOrder());
-    private final long receiveRequestAddress = MemoryUtils.getAddress(receiveRequest);
+    private long idHandle;
+    private boolean attachedToSharedQueue;
     private int sequence;
-    private final ArrayDeque<WorkRequest> sendQueue = new ArrayDeque<>();
+    private final PostedSends sends;
     private final ArrayDeque<WorkRequest> receiveQueue = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> heldSilent = new ArrayDeque<>();
+    /** The first failure among the unsignalled parts of the oldest READ, reported with the READ's completion. */
+    private int partStatus = VerbsErrors.WC_SUCCESS;
+    private int partVendorError;
+    /** The polled completions being handed over: a callback that ends the connection drains the rest. */
+    private int batchSize;
+    private int batchNext;
     /** The remote error that broke the connection: requests flushed after it fail with its status, as on iWARP. */
     private RdmaException terminatedBy;
     /** The local failure (port, QP, CQ, device) that ended the connection: requests flushed after it fail with it. */
@@ -63,61 +65,60 @@ final class VerbsQueuePair {
 
     /**
      * Creates the CQ; {@link #open} then creates the QP. {@code detached}: a two-phase connect on IB/RoCE, whose QP
-     * the CM does not own, so that the CM stops at CONNECT_RESPONSE (ABI document §5.5).
+     * the CM does not own, so that the CM stops at CONNECT_RESPONSE (ABI document §5.5). {@code sharedQueue}: where
+     * the QP takes its receives from, or null for its own receive queue; {@code connectionEvents}: the connection
+     * its receives report having arrived on.
      */
-    VerbsQueuePair(VerbsConnection connection, VerbsEventLoop loop, boolean detached, QueueDepths depths)
-            throws IOException {
+    VerbsQueuePair(VerbsConnection connection, VerbsEventLoop loop, boolean detached, QueueDepths depths,
+                   VerbsSharedReceiveQueue sharedQueue, ConnectionEvents connectionEvents) throws IOException {
         this.connection = connection;
         this.loop = loop;
         this.detached = detached;
         this.depths = depths;
-        // Room for everything the QP can hold; AdapterInfo keeps each depth within half of max_cqe.
-        this.completionQueue = loop.newCompletionQueue(depths.initiator() + depths.receive());
+        this.sharedQueue = sharedQueue;
+        this.connectionEvents = connectionEvents;
+        int maxReadSge = loop.device().maxReadSge();
+        this.sendRequests = depths.initiator() * SendList.parts(depths.initiatorSge(), maxReadSge);
+        this.sendList = new SendList(depths.initiatorSge(), maxReadSge);
+        this.receiveList = sharedQueue == null ? new ReceiveList(depths.receiveSge()) : null;
+        this.sends = new PostedSends(depths.initiator());
+        // Room for everything the QP can complete: every send-queue work request (a failure completes unsignalled
+        // ones too) and every receive, its own or any of the shared queue's. AdapterInfo's maxima keep this within
+        // max_cqe.
+        int receives = sharedQueue == null ? depths.receive() : sharedQueue.depth();
+        this.completionQueue = loop.newCompletionQueue(sendRequests + receives);
     }
 
-    /** Creates the QP on {@code id} (or beside it, if detached) and hands the CQ to the loop's polling. */
-    void open(RdmaCmId id) throws IOException {
-        if (detached) {
-            long cq = completionQueue.handle();
-            long created = NativeVerbs.createQpDetached(((NatObject) loop.device().pd()).getObjId(), cq, cq,
-                    depths.initiator(), depths.receive(), 1, 1, 0, 0);
-            if (created < 0) {
-                throw new IOException("ibv_create_qp failed (errno " + -created + ")");
+    /**
+     * Creates the QP on {@code id} (or beside it, if detached) and hands the CQ to the loop's polling.
+     *
+     * @throws RdmaException INVALID_DEVICE_STATE when the shared receive queue was closed meanwhile
+     */
+    void open(long cmIdHandle) throws IOException {
+        this.idHandle = cmIdHandle;
+        long srq = 0;
+        if (sharedQueue != null) {
+            if (!sharedQueue.attach()) {
+                throw new RdmaException(Status.INVALID_DEVICE_STATE, sharedQueue + " was closed");
             }
-            qp = loop.device().wrapQp(created);
-        } else {
-            IbvQPInitAttr attr = new IbvQPInitAttr();
-            attr.cap().setMax_send_wr(depths.initiator());
-            attr.cap().setMax_recv_wr(depths.receive());
-            attr.cap().setMax_send_sge(1);
-            attr.cap().setMax_recv_sge(1);
-            attr.setQp_type(IbvQP.IBV_QPT_RC);
-            attr.setSend_cq(completionQueue.cq());
-            attr.setRecv_cq(completionQueue.cq());
-            qp = id.createQP(loop.device().pd(), attr);
+            attachedToSharedQueue = true;
+            srq = sharedQueue.handle();
         }
-        handle = ((NatObject) qp).getObjId();
+        long pd = loop.device().pdHandle();
+        long cq = completionQueue.handle();
+        int receives = sharedQueue == null ? depths.receive() : 0;
+        int receiveSge = sharedQueue == null ? depths.receiveSge() : 0;
+        long created = detached
+                ? NativeVerbs.createQpDetached(pd, cq, cq, srq, sendRequests, receives, depths.initiatorSge(),
+                        receiveSge, 0, 0)
+                : NativeVerbs.createQp(cmIdHandle, pd, cq, cq, srq, sendRequests, receives, depths.initiatorSge(),
+                        receiveSge, 0, 0);
+        if (created < 0) {
+            throw new IOException((detached ? "ibv_create_qp" : "rdma_create_qp") + " of " + sendRequests
+                    + " send and " + receives + " receive requests failed (errno " + -created + ")");
+        }
+        handle = created;
         loop.addQueuePair(this);
-        readCall = prepare(IbvSendWR.IBV_WR_RDMA_READ);
-        writeCall = prepare(IbvSendWR.IBV_WR_RDMA_WRITE);
-        sendCall = prepare(IbvSendWR.IBV_WR_SEND);
-    }
-
-    /** A one-request stateful post of {@code opcode}, patched in place for every request of that kind. */
-    private SVCPostSend prepare(int opcode) throws IOException {
-        return qp.postSend(List.of(sendRequest(opcode, 0)), null);
-    }
-
-    private static IbvSendWR sendRequest(int opcode, int invalidateToken) {
-        IbvSendWR wr = new IbvSendWR();
-        wr.setOpcode(opcode);
-        wr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
-        wr.setImm_data(invalidateToken);
-        LinkedList<IbvSge> sges = new LinkedList<>();
-        sges.add(new IbvSge());
-        wr.setSg_list(sges);
-        wr.setNum_sge(1);
-        return wr;
     }
 
     boolean isDetached() {
@@ -131,23 +132,33 @@ final class VerbsQueuePair {
 
     /** The QP number a detached QP's connect carries. */
     int number() throws IOException {
-        return qp.getQp_num();
+        ByteBuffer info = ByteBuffer.allocateDirect(QP_INFO_SIZE).order(ByteOrder.nativeOrder());
+        int rc = NativeVerbs.queryQp(handle, MemoryUtils.getAddress(info));
+        if (rc < 0) {
+            throw new IOException("ibv_query_qp failed (errno " + -rc + ")");
+        }
+        return info.getInt(QpInfo.QP_NUMBER);
+    }
+
+    /** Whether the QP takes its receives from a shared receive queue (the connect says so on IB/RoCE). */
+    boolean usesSharedReceiveQueue() {
+        return sharedQueue != null;
     }
 
     /** Moves a detached QP to INIT with the CM's attributes, before the connect. */
-    int moveToInit(long idHandle) {
-        return NativeVerbs.modifyQpFromCm(idHandle, handle, IbvQP.IBV_QPS_INIT, CM_READ_LIMIT);
+    int moveToInit(long cmIdHandle) {
+        return NativeVerbs.modifyQpFromCm(cmIdHandle, handle, IbvQP.IBV_QPS_INIT, CM_READ_LIMIT);
     }
 
     /** Moves a detached QP to RTR and RTS with the negotiated read limits; 0 or a negative errno. */
-    int moveToReadyToSend(long idHandle, int inbound, int outbound) {
-        int rc = NativeVerbs.modifyQpFromCm(idHandle, handle, IbvQP.IBV_QPS_RTR, inbound);
-        return rc < 0 ? rc : NativeVerbs.modifyQpFromCm(idHandle, handle, IbvQP.IBV_QPS_RTS, outbound);
+    int moveToReadyToSend(long cmIdHandle, int inbound, int outbound) {
+        int rc = NativeVerbs.modifyQpFromCm(cmIdHandle, handle, IbvQP.IBV_QPS_RTR, inbound);
+        return rc < 0 ? rc : NativeVerbs.modifyQpFromCm(cmIdHandle, handle, IbvQP.IBV_QPS_RTS, outbound);
     }
 
     /** The read limits the device applied, for the debug log. */
     String describeReadLimits() {
-        ByteBuffer info = ByteBuffer.allocateDirect(NativeVerbs.QP_INFO_SIZE).order(ByteOrder.nativeOrder());
+        ByteBuffer info = ByteBuffer.allocateDirect(QP_INFO_SIZE).order(ByteOrder.nativeOrder());
         int rc = NativeVerbs.queryQp(handle, MemoryUtils.getAddress(info));
         return "QP outbound reads " + Byte.toUnsignedInt(info.get(QpInfo.MAX_RD_ATOMIC)) + ", inbound reads "
                 + Byte.toUnsignedInt(info.get(QpInfo.MAX_DEST_RD_ATOMIC)) + " (query " + rc + ")";
@@ -165,49 +176,23 @@ final class VerbsQueuePair {
     }
 
     private void postSend(WorkRequest request) {
-        VerbsRegion local = (VerbsRegion) request.region(0);
-        long wrId = sequence++ & 0x7FFF_FFFFL;
-        int flags = IbvSendWR.IBV_SEND_SIGNALED | (request.has(WorkRequest.READ_FENCE) ? IbvSendWR.IBV_SEND_FENCE : 0);
-        try {
-            SVCPostSend call = switch (request.kind()) {
-                case READ -> readCall;
-                case WRITE -> writeCall;
-                case SEND -> sendCall;
-                default -> qp.postSend(List.of(sendRequest(IBV_WR_SEND_WITH_INV, request.remoteToken())), null);
-            };
-            SVCPostSend.SendWRMod wr = call.getWrMod(0);
-            wr.setWr_id(wrId);
-            wr.setSend_flags(flags);
-            SVCPostSend.SgeMod sge = wr.getSgeMod(0);
-            sge.setAddr(local.address() + request.offset(0));
-            sge.setLength(request.length());
-            sge.setLkey(local.localKey());
-            wr.getRdmaMod().setRemote_addr(request.remoteAddress());
-            wr.getRdmaMod().setRkey(request.remoteToken());
-            call.execute();
-            if (request.kind() == WorkRequest.Kind.SEND_INVALIDATE) {
-                call.free();
-            }
-        } catch (IOException e) {
-            request.completion().failed(VerbsErrors.postSendFailed(e));
+        int posted = sequence++;
+        long wrId = Integer.toUnsignedLong(posted);
+        sendList.write(request, wrId, wrId | PART_ID);
+        int rc = NativeVerbs.postSend(handle, sendList.address(), sendList.badIndexAddress());
+        if (rc < 0) {
+            // Parts of a split READ before the refused one may be posted: their sequence matches no request.
+            request.completion().failed(VerbsErrors.postFailed("ibv_post_send", -rc, sendList.badIndex()));
             return;
         }
-        sendQueue.add(request);
+        sends.add(request, posted);
     }
 
     private void postReceive(WorkRequest request) {
-        VerbsRegion local = (VerbsRegion) request.region(0);
-        ByteBuffer wr = receiveRequest;
-        wr.putLong(ReceiveRequest.WR_ID, RECEIVE_FLAG | (sequence++ & 0x7FFF_FFFFL));
-        wr.putLong(ReceiveRequest.NEXT, 0);
-        wr.putLong(ReceiveRequest.SG_LIST, receiveRequestAddress + ReceiveRequest.SGE);
-        wr.putInt(ReceiveRequest.NUM_SGE, 1);
-        wr.putLong(ReceiveRequest.SGE_ADDRESS, local.address() + request.offset(0));
-        wr.putInt(ReceiveRequest.SGE_LENGTH, request.length());
-        wr.putInt(ReceiveRequest.SGE_LKEY, local.localKey());
-        int rc = NativeVerbs.postRecv(handle, receiveRequestAddress, receiveRequestAddress + ReceiveRequest.BAD_INDEX);
+        receiveList.write(request, RECEIVE_ID);
+        int rc = NativeVerbs.postRecv(handle, receiveList.address(), receiveList.badIndexAddress());
         if (rc < 0) {
-            request.completion().failed(VerbsErrors.postReceiveFailed(-rc));
+            request.completion().failed(VerbsErrors.postFailed("ibv_post_recv", -rc, 0));
             return;
         }
         receiveQueue.add(request);
@@ -215,22 +200,39 @@ final class VerbsQueuePair {
 
     // --- completions -------------------------------------------------------------------------------------------
 
-    /** Handles what the CQ holds; returns how many completions there were. */
+    /** Handles what the CQ holds; returns how many completions there were (and commands run before them). */
     int drainCompletions() {
+        return drain(true);
+    }
+
+    /**
+     * Hands over the polled batch, then polls and hands over more until the CQ is empty or the QP released. A
+     * callback that ends the connection drains the rest of the batch itself (through {@link #failOutstanding()}).
+     * {@code runCommands}: run the poller's commands before the first completion, as the loop's poll does.
+     */
+    private int drain(boolean runCommands) {
         int total = 0;
+        boolean more = true;
         try {
-            int n;
-            do {
-                n = completionQueue.poll();
-                if (n > 0) {
-                    total += loop.beforeDispatch();
+            while (!released) {
+                if (batchNext == batchSize) {
+                    if (!more) {
+                        break;
+                    }
+                    batchSize = completionQueue.poll();
+                    batchNext = 0;
+                    more = batchSize == CompletionQueue.POLL_BATCH; // fewer: the CQ was emptied
+                    if (batchSize == 0) {
+                        break;
+                    }
+                    if (runCommands) {
+                        total += loop.beforeDispatch();
+                    }
+                    continue; // a command may have released the QP, or drained this batch
                 }
-                for (int i = 0; i < n && !released; i++) {
-                    IbvWC completion = completionQueue.completion(i);
-                    onCompletion(completion, (int) completion.getWr_id());
-                    total++;
-                }
-            } while (n == CompletionQueue.POLL_BATCH && !released); // fewer: the CQ was emptied
+                onCompletion(completionQueue.completion(batchNext++));
+                total++;
+            }
         } catch (IOException e) {
             loop.poller().recordError("poll completion queue", e);
         }
@@ -251,44 +253,75 @@ final class VerbsQueuePair {
         completionQueue.onEvent();
     }
 
-    private void onCompletion(IbvWC completion, int lowWrId) {
-        boolean receive = (lowWrId & RECEIVE_FLAG) != 0;
-        WorkRequest request = (receive ? receiveQueue : sendQueue).poll();
-        if (request == null) {
+    /** One completion; its fields are read before any callback runs, which may poll the CQ again. */
+    private void onCompletion(IbvWC completion) {
+        long wrId = completion.getWr_id();
+        int status = completion.getStatus();
+        int vendorError = completion.getVendor_err();
+        if ((wrId & RECEIVE_ID) != 0) {
+            onReceiveCompletion((int) wrId, status, vendorError, completion.getByte_len(),
+                    completion.getWc_flags(), completion.getImm_data());
             return;
         }
-        int status = completion.getStatus();
-        if (status == VerbsErrors.WC_SUCCESS) {
-            if (receive) {
-                int bytes = completion.getByte_len();
-                if ((completion.getWc_flags() & WC_WITH_INV) != 0) {
-                    request.completion().completedWithInvalidate(bytes, completion.getImm_data());
-                } else {
-                    request.completion().completed(bytes);
-                }
-            } else {
-                if (request.has(WorkRequest.SILENT_SUCCESS)) {
-                    heldSilent.add(request);
-                } else {
-                    releaseSilent();
-                    request.completion().completed(request.length());
-                }
+        if (!sends.oldestIs((int) wrId)) {
+            return; // a part of a READ whose post failed half-way: the READ failed then
+        }
+        if ((wrId & PART_ID) != 0) {
+            if (status != VerbsErrors.WC_SUCCESS && partStatus == VerbsErrors.WC_SUCCESS) {
+                partStatus = status;
+                partVendorError = vendorError;
             }
             return;
         }
-        if (!receive) {
-            releaseSilent();
+        WorkRequest request = sends.poll();
+        if (partStatus != VerbsErrors.WC_SUCCESS) {
+            status = partStatus;
+            vendorError = partVendorError;
+            partStatus = VerbsErrors.WC_SUCCESS;
         }
+        if (status == VerbsErrors.WC_SUCCESS) {
+            if (request.has(WorkRequest.SILENT_SUCCESS)) {
+                heldSilent.add(request);
+            } else {
+                releaseSilent();
+                request.completion().completed(request.length());
+            }
+            return;
+        }
+        releaseSilent();
+        fail(request, status, vendorError, false);
+    }
+
+    private void onReceiveCompletion(int slot, int status, int vendorError, int bytes, int flags, int token) {
+        WorkRequest request = sharedQueue != null ? sharedQueue.take(slot) : receiveQueue.poll();
+        if (request == null) {
+            return; // the shared receive queue was closed and failed it already
+        }
+        if (status != VerbsErrors.WC_SUCCESS) {
+            fail(request, status, vendorError, true);
+            return;
+        }
+        if (sharedQueue != null) {
+            request.completion().arrivedOn(connectionEvents);
+        }
+        if ((flags & NativeLayout.Completion.WITH_INV) != 0) {
+            request.completion().completedWithInvalidate(bytes, token);
+        } else {
+            request.completion().completed(bytes);
+        }
+    }
+
+    private void fail(WorkRequest request, int status, int vendorError, boolean receive) {
         if (status == VerbsErrors.WC_WR_FLUSH_ERR || !connection.isEstablished()) {
             request.completion().failed(flushed());
             return;
         }
         if (status == VerbsErrors.WC_LOC_QP_OP_ERR && !receive) {
-            connection.onConnectionLost(VerbsErrors.completion(status, false, completion.getVendor_err()));
+            connection.onConnectionLost(VerbsErrors.completion(status, false, vendorError));
             request.completion().failed(flushed());
             return;
         }
-        RdmaException error = VerbsErrors.completion(status, receive, completion.getVendor_err());
+        RdmaException error = VerbsErrors.completion(status, receive, vendorError);
         request.completion().failed(error);
         terminatedBy = error;
         connection.onTerminated();
@@ -327,34 +360,38 @@ final class VerbsQueuePair {
         return new RdmaException(Status.CANCELED, "the connection to " + connection.remoteAddress() + " ended");
     }
 
-    /** Completes every request this QP still holds: silent successes as done, the rest as {@link #flushed()}. */
+    /**
+     * Completes every request this QP still holds: what the CQ reports first (a shared receive queue's receives
+     * taken by this QP have no other way back), then silent successes as done, the rest as {@link #flushed()}.
+     */
     void failOutstanding() {
+        drain(false);
         RdmaException error = flushed();
         releaseSilent();
-        failAll(sendQueue, error);
-        failAll(receiveQueue, error);
-    }
-
-    private static void failAll(ArrayDeque<WorkRequest> queue, RdmaException error) {
         WorkRequest next;
-        while ((next = queue.poll()) != null) {
+        while ((next = sends.poll()) != null) {
+            next.completion().failed(error);
+        }
+        while ((next = receiveQueue.poll()) != null) {
             next.completion().failed(error);
         }
     }
 
     /**
-     * Destroys the QP, then the CQ: a detached QP here, the CM's by {@code destroyId} (it goes with its id). Once.
-     * Completions still in the CQ are dropped, so {@link #failOutstanding()} comes first.
+     * Destroys the QP, then the id ({@code destroyId}), then the CQ. Once. Completions still in the CQ are dropped,
+     * so {@link #failOutstanding()} comes first.
      */
     void release(Runnable destroyId) {
         released = true;
-        for (SVCPostSend call : new SVCPostSend[] {readCall, writeCall, sendCall}) {
-            if (call != null) {
-                call.free();
+        if (handle != 0) {
+            // A detached QP is not the CM's: destroying the id leaves it alone. The CM's goes before its id.
+            int rc = detached ? NativeVerbs.destroyQpDetached(handle) : NativeVerbs.destroyQp(idHandle);
+            if (rc < 0) {
+                loop.poller().recordError("destroy queue pair", new IOException("errno " + -rc));
             }
         }
-        if (detached && qp != null) {
-            NativeVerbs.destroyQpDetached(handle); // not the CM's: destroying the id leaves it alone
+        if (attachedToSharedQueue) {
+            sharedQueue.detach(); // after its QP: the last one out destroys a closed queue
         }
         destroyId.run();
         loop.removeQueuePair(this);

@@ -2,16 +2,18 @@ package dev.rdmafutures.verbs.jni;
 
 /**
  * The calls DiSNI 2.1 lacks, implemented in the same {@code libdisni.so} as DiSNI's own natives
- * (docs: {@code disni-native-abi.md} §6). Handles are the pointer values DiSNI's objects report through
- * {@code getObjId()}; results are {@code >= 0} on success and a negative errno on failure; {@code out} arguments are
- * addresses of native-order direct buffers of at least the documented size. Internal: load with
- * {@link NativeLibrary#ensureLoaded()} first.
+ * (docs: {@code disni-native-abi.md} §6; {@code verbs_extension.c} lists where we go beyond it). Handles are the
+ * pointer values DiSNI's objects report through {@code getObjId()} and the pointers these calls return; results are
+ * {@code >= 0} on success and a negative errno on failure; {@code out} arguments are addresses of native-order direct
+ * buffers of at least the documented size. Work-request lists are {@code struct ibv_send_wr}/{@code ibv_recv_wr}
+ * chains with their {@code struct ibv_sge} arrays, as the caller lays them out ({@link #layout} reports the offsets
+ * this library was built with). Internal: load with {@link NativeLibrary#ensureLoaded()} first.
  */
 public final class NativeVerbs {
     /** Size of the event record {@link #getCmEvent} writes. */
     public static final int CM_EVENT_INFO_SIZE = 304;
-    /** Size of the record {@link #queryDevice} writes. */
-    public static final int DEVICE_INFO_SIZE = 128;
+    /** Size of the record {@link #queryDevice} writes: the ABI document's 128 bytes and {@code max_sge_rd} at 128. */
+    public static final int DEVICE_INFO_SIZE = 136;
     /** Size of the record {@link #queryQp} writes. */
     public static final int QP_INFO_SIZE = 48;
     /** Size of the record {@link #queryPort} writes. */
@@ -41,9 +43,12 @@ public final class NativeVerbs {
     /** {@code RDMA_OPTION_ID_REUSEADDR}; must precede binding. */
     public static native int setReuseAddr(long cmId, int enable);
 
-    /** {@code rdma_connect} with the given read limits and private data ({@code qpNum} only without an attached QP). */
+    /**
+     * {@code rdma_connect} with the given read limits and private data ({@code qpNum} and {@code srq}, 1 when the QP
+     * takes its receives from a shared receive queue, only without an attached QP).
+     */
     public static native int connect(long cmId, int responderResources, int initiatorDepth, int retryCount,
-                                     int rnrRetryCount, long privateData, int privateLength, int qpNum);
+                                     int rnrRetryCount, long privateData, int privateLength, int qpNum, int srq);
 
     /** {@code rdma_accept} with the given read limits and private data. */
     public static native int accept(long cmId, int responderResources, int initiatorDepth, int rnrRetryCount,
@@ -64,13 +69,24 @@ public final class NativeVerbs {
     /** Device, QP, channel, port space, transport and both addresses of a CM id. */
     public static native int getCmIdInfo(long cmId, long out);
 
-    /** {@code rdma_create_qp} (RC) with all capabilities; writes the granted ones (5 × u32) to {@code outCaps}. */
-    public static native long createQp(long cmId, long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr,
-                                       int maxSendSge, int maxRecvSge, int maxInline, long outCaps);
+    /**
+     * {@code rdma_create_qp} (RC, selective signalling) with all capabilities, taking its receives from {@code srq}
+     * unless it is 0 (then the receive capabilities are ignored); writes the granted ones (5 × u32, {@code ibv_qp_cap}
+     * order) to {@code outCaps} unless it is 0. Destroy it with {@link #destroyQp} before the id.
+     */
+    public static native long createQp(long cmId, long pd, long sendCq, long recvCq, long srq, int maxSendWr,
+                                       int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInline, long outCaps);
 
-    /** {@code ibv_create_qp} (RC) not attached to a CM id, for the two-phase connect; granted caps as in {@link #createQp}. */
-    public static native long createQpDetached(long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr,
-                                               int maxSendSge, int maxRecvSge, int maxInline, long outCaps);
+    /** {@code rdma_destroy_qp} of the QP {@link #createQp} attached to {@code cmId}. */
+    public static native int destroyQp(long cmId);
+
+    /**
+     * {@code ibv_create_qp} (RC) not attached to a CM id, for the two-phase connect; {@code srq} and granted caps as
+     * in {@link #createQp}.
+     */
+    public static native long createQpDetached(long pd, long sendCq, long recvCq, long srq, int maxSendWr,
+                                               int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInline,
+                                               long outCaps);
 
     /** {@code ibv_destroy_qp} of a QP from {@link #createQpDetached}. */
     public static native int destroyQpDetached(long qp);
@@ -89,6 +105,27 @@ public final class NativeVerbs {
 
     /** {@code ibv_post_recv} of a serialized list; on failure the failing WR's index goes to {@code outBadIndex}. */
     public static native int postRecv(long qp, long list, long outBadIndex);
+
+    /** {@code ibv_post_srq_recv} of a serialized receive list; the failing WR's index as in {@link #postRecv}. */
+    public static native int postSrqRecv(long srq, long list, long outBadIndex);
+
+    /** {@code ibv_create_srq} of {@code maxWr} receives of up to {@code maxSge} segments, its limit disarmed. */
+    public static native long createSrq(long pd, int maxWr, int maxSge);
+
+    /** {@code ibv_destroy_srq}; fails with EBUSY while a QP uses it. */
+    public static native int destroySrq(long srq);
+
+    /**
+     * {@code ibv_modify_srq} of {@code srq_limit}: the device raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} once, as
+     * soon as fewer than {@code limit} receives remain, and disarms; 0 disarms.
+     */
+    public static native int modifySrqLimit(long srq, int limit);
+
+    /**
+     * The layout this library was compiled against: writes up to {@code capacity} u32 values and returns their count
+     * (order in {@code verbs_extension.c}; {@code NativeLayout.verify} compares them).
+     */
+    public static native int layout(long out, int capacity);
 
     /** Waits up to {@code timeoutMs} for a completion event and returns the CQ that fired (ack with DiSNI's ackEvents). */
     public static native long getCqEvent(long compChannel, int timeoutMs);

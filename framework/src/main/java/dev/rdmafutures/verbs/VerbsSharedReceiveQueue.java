@@ -1,0 +1,244 @@
+package dev.rdmafutures.verbs;
+
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
+import dev.rdmafutures.spi.SharedReceiveQueueEvents;
+import dev.rdmafutures.spi.WorkRequest;
+import dev.rdmafutures.verbs.jni.NativeVerbs;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@code ibv_srq} shared by QPs on any poller. A posted receive takes a slot of a table owned here, and its
+ * work-request id names the slot: whichever QP the device gives the receive to reports it on its own CQ, on its own
+ * poller, and {@link #take} hands the request back, so the table is guarded by this object's lock and nothing is
+ * allocated per receive.
+ *
+ * <p>The limit ({@code srq_limit}) is armed on the device, which raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} as soon as
+ * fewer receives than it remain; {@link DeviceEvents} routes that here and the limit is reported at once, with the
+ * posted count this queue knows (receives the device has taken but whose completions are not yet polled are still
+ * counted) capped below the threshold, which the device has just said is true. Should the event not come, the
+ * completion that brings the count below the threshold reports it. Either way once per arming.
+ *
+ * <p>Closing fails the posted receives with CANCELED and destroys the queue after its last QP. A QP that ends takes
+ * none of the other receives with it: the device returns only the one it was filling, failed, on that QP's CQ.
+ */
+final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsSharedReceiveQueue.class);
+
+    private final VerbsDevice device;
+    private final long handle;
+    private final int depth;
+    private final SharedReceiveQueueEvents events;
+    private final ReceiveList list;
+    private final WorkRequest[] slots;
+    private final int[] free;
+    private int freeCount;
+    private int posted;
+    private int threshold;
+    private boolean armed;
+    private int queuePairs;
+    private boolean closed;
+    private boolean destroyed;
+
+    VerbsSharedReceiveQueue(VerbsDevice device, long handle, int depth, int maxSge, SharedReceiveQueueEvents events) {
+        this.device = device;
+        this.handle = handle;
+        this.depth = depth;
+        this.events = events;
+        this.list = new ReceiveList(maxSge);
+        this.slots = new WorkRequest[depth];
+        this.free = new int[depth];
+        for (int i = 0; i < depth; i++) {
+            free[i] = depth - 1 - i;
+        }
+        this.freeCount = depth;
+    }
+
+    /** The {@code struct ibv_srq *}. */
+    long handle() {
+        return handle;
+    }
+
+    /** How many receives may be posted at once. */
+    int depth() {
+        return depth;
+    }
+
+    @Override
+    public void post(WorkRequest receive) {
+        RdmaException refused;
+        synchronized (this) {
+            refused = closed ? new RdmaException(Status.CANCELED, this + " was closed") : null;
+            if (refused == null && freeCount == 0) {
+                refused = new RdmaException(Status.INSUFFICIENT_RESOURCES, this + " has " + depth
+                        + " receives posted already");
+            }
+            if (refused == null) {
+                int slot = free[--freeCount];
+                list.write(receive, VerbsQueuePair.RECEIVE_ID | slot);
+                int rc = NativeVerbs.postSrqRecv(handle, list.address(), list.badIndexAddress());
+                if (rc < 0) {
+                    free[freeCount++] = slot;
+                    refused = VerbsErrors.postFailed("ibv_post_srq_recv", -rc, 0);
+                } else {
+                    slots[slot] = receive;
+                    posted++;
+                }
+            }
+        }
+        if (refused != null) {
+            receive.completion().failed(refused);
+        }
+    }
+
+    /**
+     * The receive in {@code slot}, which a QP's completion names, taken out of the table; null when the queue was
+     * closed and failed it already. Reports the limit when this brings the count below an armed threshold.
+     */
+    WorkRequest take(int slot) {
+        WorkRequest receive;
+        int reached = -1;
+        synchronized (this) {
+            receive = slot >= 0 && slot < slots.length ? slots[slot] : null;
+            if (receive == null) {
+                return null;
+            }
+            slots[slot] = null;
+            free[freeCount++] = slot;
+            posted--;
+            if (armed && posted < threshold) {
+                armed = false;
+                reached = posted;
+            }
+        }
+        if (reached >= 0) {
+            events.onLimitReached(reached);
+        }
+        return receive;
+    }
+
+    @Override
+    public void armLimit(int limit) {
+        int reached = -1;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            threshold = limit;
+            armed = posted >= limit;
+            if (!armed) {
+                reached = posted;
+            }
+        }
+        if (reached >= 0) {
+            NativeVerbs.modifySrqLimit(handle, 0); // an earlier arming's, if any
+            events.onLimitReached(reached);
+            return;
+        }
+        int rc = NativeVerbs.modifySrqLimit(handle, limit);
+        if (rc < 0) {
+            LOG.warn("{}: arming the device's limit failed (errno {}); the completions report it instead", this, -rc);
+        }
+    }
+
+    /**
+     * An asynchronous event naming this queue, read by any loop on the device context: the device's limit was
+     * reached (reported on a poller of this queue's runtime), or the queue failed.
+     */
+    void onDeviceEvent(AsyncEvent event) {
+        if (event.type() != AsyncEvent.SRQ_LIMIT_REACHED) {
+            LOG.warn("{}: {}", this, event);
+        } else if (!device.runOnPoller(this::onLimitEvent)) {
+            LOG.debug("{}: {} after the runtime closed", this, event);
+        }
+    }
+
+    private void onLimitEvent() {
+        int reached;
+        synchronized (this) {
+            if (!armed) {
+                return; // reported already, by a completion
+            }
+            armed = false;
+            reached = Math.min(posted, threshold - 1);
+        }
+        events.onLimitReached(reached);
+    }
+
+    @Override
+    public synchronized int posted() {
+        return posted;
+    }
+
+    /** A QP takes its receives from here from now on; false once the queue is closed. */
+    synchronized boolean attach() {
+        if (closed) {
+            return false;
+        }
+        queuePairs++;
+        return true;
+    }
+
+    /** A QP that took its receives from here was destroyed; the last one out destroys a closed queue. */
+    void detach() {
+        boolean destroy;
+        synchronized (this) {
+            queuePairs--;
+            destroy = closed && queuePairs == 0;
+        }
+        if (destroy) {
+            destroy();
+        }
+    }
+
+    @Override
+    public void close() {
+        WorkRequest[] failed;
+        boolean destroy;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            armed = false;
+            failed = new WorkRequest[posted];
+            int n = 0;
+            for (int i = 0; i < slots.length; i++) {
+                if (slots[i] != null) {
+                    failed[n++] = slots[i];
+                    slots[i] = null;
+                }
+            }
+            posted = 0;
+            destroy = queuePairs == 0;
+        }
+        if (destroy) {
+            destroy();
+        }
+        RdmaException canceled = new RdmaException(Status.CANCELED, "the shared receive queue was closed");
+        for (WorkRequest receive : failed) {
+            receive.completion().failed(canceled);
+        }
+    }
+
+    private void destroy() {
+        synchronized (this) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+        }
+        DeviceEvents.unwatch(this);
+        int rc = NativeVerbs.destroySrq(handle);
+        if (rc < 0) {
+            LOG.warn("{}: ibv_destroy_srq failed (errno {})", this, -rc);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "VerbsSharedReceiveQueue[" + device.adapterInfo().deviceName() + ", depth " + depth + "]";
+    }
+}
