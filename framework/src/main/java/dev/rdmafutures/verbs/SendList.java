@@ -15,21 +15,23 @@ import java.nio.ByteOrder;
  * read ({@code max_sge_rd}: 1 on siw, whose iWARP Read Request names one sink) becomes a chain of reads over
  * consecutive remote ranges, one per group of segments: the last is signalled and carries the request's work-request
  * id, the others are unsignalled and carry its part id, so only a failure of theirs reaches the CQ. A READ without
- * bytes still names one empty sink segment, as iWARP requires. Poller thread only.
+ * bytes still names one empty sink segment in a registered region, as iWARP requires. Poller thread only.
  */
 final class SendList {
     private final ByteBuffer list;
     private final long address;
     private final int maxReadSge;
+    private final VerbsRegion emptySink;
     private final int sgeBase;
     private final int badIndexOffset;
 
     /**
      * Room for requests of up to {@code maxSge} segments, a READ split into up to
-     * {@link #parts(int, int) parts(maxSge, maxReadSge)} requests.
+     * {@link #parts(int, int) parts(maxSge, maxReadSge)} requests; {@code emptySink} is a READ without bytes' sink.
      */
-    SendList(int maxSge, int maxReadSge) {
+    SendList(int maxSge, int maxReadSge, VerbsRegion emptySink) {
         this.maxReadSge = maxReadSge;
+        this.emptySink = emptySink;
         int requests = parts(maxSge, maxReadSge);
         int segments = Math.max(maxSge, 1);
         this.sgeBase = requests * SendRequest.SIZE;
@@ -66,7 +68,7 @@ final class SendList {
         int segments = writeSegments(request);
         boolean read = request.kind() == WorkRequest.Kind.READ;
         if (read && segments == 0) {
-            putSge(0, 0, 0, 0);
+            putSge(0, emptySink.address(), 0, emptySink.localKey());
             segments = 1;
         }
         int perRequest = read ? maxReadSge : Math.max(segments, 1);
@@ -76,7 +78,8 @@ final class SendList {
             case WRITE -> SendRequest.RDMA_WRITE;
             case SEND -> SendRequest.SEND;
             case SEND_INVALIDATE -> SendRequest.SEND_WITH_INV;
-            case RECEIVE -> throw new IllegalArgumentException("a receive is not sent");
+            case RECEIVE, BIND_WINDOW, INVALIDATE_WINDOW -> throw new IllegalArgumentException(request.kind()
+                    + " is not a READ, WRITE or SEND");
         };
         int fence = request.has(WorkRequest.READ_FENCE) ? SendRequest.FENCE : 0;
         long remote = request.remoteAddress();

@@ -73,6 +73,8 @@ final class VerbsDevice implements ProviderDevice {
     private final long pdHandle;
     private final int maxReadSge;
     private final AdapterInfo adapterInfo;
+    /** The segment of READs and receives without bytes: siw takes neither without one (iWARP names a sink). */
+    private final VerbsRegion emptySink;
     private final SharedPorts sharedPorts = new SharedPorts();
     private final List<VerbsEventLoop> loops = new ArrayList<>();
 
@@ -87,6 +89,7 @@ final class VerbsDevice implements ProviderDevice {
         this.pdHandle = ((NatObject) pd).getObjId();
         this.maxReadSge = maxReadSge;
         this.adapterInfo = adapterInfo;
+        this.emptySink = (VerbsRegion) register(ByteBuffer.allocateDirect(8), Set.of(Access.LOCAL_WRITE));
     }
 
     static VerbsDevice open(ProviderConfig config, Optional<String> unavailable) {
@@ -233,6 +236,11 @@ final class VerbsDevice implements ProviderDevice {
         return maxReadSge;
     }
 
+    /** A registered region whose address and key a READ or receive without bytes names as its empty segment. */
+    VerbsRegion emptySink() {
+        return emptySink;
+    }
+
     /**
      * Runs {@code task} on a poller of this runtime: at once when called on one, else handed to the first; false
      * when they have all stopped.
@@ -376,6 +384,7 @@ final class VerbsDevice implements ProviderDevice {
         synchronized (loops) {
             loops.clear();
         }
+        emptySink.invalidate();
         try {
             pd.deallocPd();
         } catch (Exception e) {

@@ -79,8 +79,9 @@ final class VerbsQueuePair {
         this.connectionEvents = connectionEvents;
         int maxReadSge = loop.device().maxReadSge();
         this.sendRequests = depths.initiator() * SendList.parts(depths.initiatorSge(), maxReadSge);
-        this.sendList = new SendList(depths.initiatorSge(), maxReadSge);
-        this.receiveList = sharedQueue == null ? new ReceiveList(depths.receiveSge()) : null;
+        this.sendList = new SendList(depths.initiatorSge(), maxReadSge, loop.device().emptySink());
+        this.receiveList = sharedQueue == null
+                ? new ReceiveList(depths.receiveSge(), loop.device().emptySink()) : null;
         this.sends = new PostedSends(depths.initiator());
         // Room for everything the QP can complete: every send-queue work request (a failure completes unsignalled
         // ones too) and every receive, its own or any of the shared queue's. AdapterInfo's maxima keep this within
@@ -168,10 +169,11 @@ final class VerbsQueuePair {
 
     /** Posts {@code request}; the core's slots guarantee its queue has room. */
     void post(WorkRequest request) {
-        if (request.kind() == WorkRequest.Kind.RECEIVE) {
-            postReceive(request);
-        } else {
-            postSend(request);
+        switch (request.kind()) {
+            case RECEIVE -> postReceive(request);
+            case BIND_WINDOW, INVALIDATE_WINDOW -> request.completion().failed(new RdmaException(
+                    Status.NOT_SUPPORTED, "memory windows are not implemented on verbs yet"));
+            default -> postSend(request);
         }
     }
 

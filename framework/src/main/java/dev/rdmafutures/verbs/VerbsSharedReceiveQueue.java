@@ -47,7 +47,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
         this.handle = handle;
         this.depth = depth;
         this.events = events;
-        this.list = new ReceiveList(maxSge);
+        this.list = new ReceiveList(maxSge, device.emptySink());
         this.slots = new WorkRequest[depth];
         this.free = new int[depth];
         for (int i = 0; i < depth; i++) {

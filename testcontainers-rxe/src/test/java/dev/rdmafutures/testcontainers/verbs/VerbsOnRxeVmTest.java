@@ -5,7 +5,9 @@ import dev.rdmafutures.conformance.AbstractDataPathConformanceTest;
 import dev.rdmafutures.conformance.AbstractLifecycleConformanceTest;
 import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
 import dev.rdmafutures.conformance.AbstractQueueDepthConformanceTest;
+import dev.rdmafutures.conformance.AbstractScatterGatherConformanceTest;
 import dev.rdmafutures.conformance.AbstractSharedEndpointConformanceTest;
+import dev.rdmafutures.conformance.AbstractSharedReceiveQueueConformanceTest;
 import dev.rdmafutures.conformance.ProviderFixture;
 import dev.rdmafutures.testcontainers.InRdmaVm;
 import java.util.Map;
@@ -60,6 +62,22 @@ class VerbsOnRxeVmTest {
 
     @Nested
     class QueueDepth extends AbstractQueueDepthConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class ScatterGather extends AbstractScatterGatherConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class SharedReceiveQueue extends AbstractSharedReceiveQueueConformanceTest {
         @Override
         protected ProviderFixture fixture() {
             return FIXTURE;
