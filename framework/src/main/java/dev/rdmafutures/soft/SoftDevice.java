@@ -12,6 +12,7 @@ import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
+import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.SharedAddress;
 import dev.rdmafutures.spi.SharedPorts;
@@ -166,6 +167,11 @@ final class SoftDevice implements ProviderDevice {
         } catch (IOException ignored) {
             // Closing a socket can only fail in ways that leave nothing more to release.
         }
+    }
+
+    @Override
+    public ProviderWindow allocateWindow() {
+        throw new RdmaException(Status.NOT_SUPPORTED, "memory windows are not implemented yet");
     }
 
     @Override
