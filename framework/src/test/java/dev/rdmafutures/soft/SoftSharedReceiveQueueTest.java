@@ -182,6 +182,24 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
     }
 
     @Test
+    void aQueueClosedWhileItsConnectionsAreBeingDisconnectedCancelsItsReceivesOnceTheyEnded() {
+        SharedReceiveQueue queue = server.sharedReceiveQueue(4, 1);
+        MemoryRegion buffer = receiveBuffer(server, SLOT);
+        CompletableFuture<SharedReceive> posted = queue.receive(buffer, 0, SLOT);
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+        RdmaConnection accepted = closeLater(await(await(listener.next()).withSharedReceiveQueue(queue).accept()));
+        closeLater(await(c));
+        assertStatus(Status.INVALID_DEVICE_STATE, queue::close);
+
+        accepted.close(); // asks for the disconnect without waiting: the queue is no longer in use
+        queue.close();
+        awaitFailure(queue.receive(buffer, 0, SLOT), Status.INVALID_DEVICE_STATE);
+        awaitFailure(posted, Status.CANCELED);
+        assertThat(accepted.disconnected()).isDone();
+    }
+
+    @Test
     void aSendThatWaitsPastTheReceiveWaitEndsItsConnectionButNotTheQueue() throws Exception {
         RdmaRuntime impatient = closeLater(fixture().runtimeBuilder().handshakeTimeout(Duration.ofMillis(500))
                 .threadNamePrefix("impatient").build());
