@@ -32,6 +32,8 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
     private volatile ConnectionData data;
     private volatile boolean connected;
     private boolean disconnectRequested;
+    /** Established on the shared queue, and not yet released by a disconnect request or the end. Guarded by this. */
+    private boolean usesSharedQueue;
 
     ConnectionImpl(RuntimeOwner runtime, PollerProxy poller, QueueDepths depths, SharedReceiveQueueImpl sharedQueue,
                    Consumer<DisconnectReason> disconnectCallback, Runnable onEnd) {
@@ -63,7 +65,22 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
         this.data = connectionData;
         this.connected = true;
         if (sharedQueue != null) {
-            sharedQueue.attach();
+            synchronized (this) {
+                usesSharedQueue = true;
+                sharedQueue.attach();
+            }
+        }
+    }
+
+    /** This connection will take no more receives from its shared queue: it may be closed once we have ended. */
+    private void releaseSharedQueue() {
+        boolean release;
+        synchronized (this) {
+            release = usesSharedQueue;
+            usesSharedQueue = false;
+        }
+        if (release) {
+            sharedQueue.release();
         }
     }
 
@@ -133,6 +150,7 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
             }
             disconnectRequested = true;
         }
+        releaseSharedQueue();
         if (!poller.endSubject("disconnect", this, () -> provider.disconnect())) {
             disconnectDone.complete(null); // the runtime's close ended this connection with the transport
         }
@@ -159,6 +177,7 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
         boolean wasConnected = connected;
         connected = false;
         if (wasConnected && sharedQueue != null) {
+            releaseSharedQueue();
             sharedQueue.detach();
         }
         if (onEnd != null) {
