@@ -44,25 +44,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One RDMA device opened for a runtime: librdmacm's context for it (the one CM ids resolve to), a protection
- * domain, the adapter's limits from {@code ibv_query_device}, and its shared receive queues. Option
+ * domain, the adapter's limits ({@link DeviceCapabilities}), and its shared receive queues. Option
  * {@value #OPTION_DEVICE} names the device; by default the first one whose port 1 is ACTIVE.
- *
- * <p>The limits: segments per request are the device's {@code max_sge} (receives also within {@code max_srq_sge} where
- * the device has shared receive queues, which take the same receives). A READ scatters into at most
- * {@code max_sge_rd} segments (1 on siw), so a READ with more becomes several ({@link SendList}): each connection's
- * send queue holds that many work requests per READ, and its CQ every work request and every receive (its own or a
- * shared queue's), which bounds each depth, the shared receive queue's too, by {@code max_qp_wr} and
- * {@code max_cqe}.
  */
 final class VerbsDevice implements ProviderDevice {
     static final String OPTION_DEVICE = "verbs.device";
     private static final Logger LOG = LoggerFactory.getLogger(VerbsDevice.class);
     private static final int PORT_ACTIVE = 4;
-    private static final int LINK_LAYER_ETHERNET = 2;
-    /** IB/RoCE private-data limits for RDMA_PS_TCP: connect, accept, reject. */
-    private static final int[] IB_PRIVATE_DATA = {56, 196, 148};
-    /** iWARP: librdmacm's 8-bit length (255) less MPA revision 2's 4-byte IRD/ORD header (measured on siw). */
-    private static final int IWARP_PRIVATE_DATA = 251;
 
     private final ProviderConfig config;
     private final RdmaCm cm;
@@ -140,52 +128,12 @@ final class VerbsDevice implements ProviderDevice {
 
     private static VerbsDevice open(ProviderConfig config, RdmaCm cm, NativeDispatcher dispatcher, long handle,
                                     String name, ByteBuffer scratch, long address) throws IOException {
-        int rc = NativeVerbs.queryDevice(handle, address);
-        if (rc < 0) {
-            throw new RdmaException(Status.DEVICE_REMOVED, "ibv_query_device on " + name + " failed: errno " + -rc);
-        }
-        int maxInbound = Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_RD_ATOM), 255);
-        int maxOutbound = Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_INIT_RD_ATOM), 255);
-        int maxSge = Math.max(1, scratch.getInt(NativeLayout.DeviceInfo.MAX_SGE));
-        int maxReadSge = Math.max(1, scratch.getInt(NativeLayout.DeviceInfo.MAX_SGE_RD));
-        boolean sharedQueues = scratch.getInt(NativeLayout.DeviceInfo.MAX_SRQ) > 0;
-        int maxReceiveSge = sharedQueues
-                ? Math.max(1, Math.min(maxSge, scratch.getInt(NativeLayout.DeviceInfo.MAX_SRQ_SGE))) : maxSge;
-        // A connection's send queue holds `parts` work requests per READ; its own CQ takes them all and the
-        // receives: depth * (parts + 1) within max_cqe keeps it from overrunning.
-        int parts = SendList.parts(maxSge, maxReadSge);
-        int maxCompletions = scratch.getInt(NativeLayout.DeviceInfo.MAX_CQE);
-        int maxQueueDepth = Math.max(1, Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_QP_WR) / parts,
-                maxCompletions / (parts + 1)));
-        int maxSharedDepth = sharedQueues
-                ? Math.min(scratch.getInt(NativeLayout.DeviceInfo.MAX_SRQ_WR), maxQueueDepth) : 0;
-        boolean iwarp = scratch.getInt(NativeLayout.DeviceInfo.IWARP) == 1;
-        AdapterInfo.Transport transport = AdapterInfo.Transport.IWARP;
-        if (!iwarp) {
-            NativeVerbs.queryPort(handle, 1, address);
-            transport = scratch.getInt(NativeLayout.PortInfo.LINK_LAYER) == LINK_LAYER_ETHERNET
-                    ? AdapterInfo.Transport.ROCE : AdapterInfo.Transport.INFINIBAND;
-        }
-        AdapterInfo info = AdapterInfo.builder()
-                .providerName(VerbsProvider.NAME)
-                .deviceName(name)
-                .transport(transport)
-                .maxReadLimits(maxInbound, maxOutbound)
-                .maxQueueDepths(maxQueueDepth, maxQueueDepth)
-                .maxSge(maxSge, maxReceiveSge)
-                .maxSharedReceiveQueueDepth(maxSharedDepth)
-                .maxPrivateData(iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[0],
-                        iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[1],
-                        iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[2])
-                .readLocalInvalidateSupported(false)
-                .remoteInvalidateSupported(false)
-                .passiveAcceptWaitsForCompleteConnect(!iwarp)
-                .sendWaitsForPeerReceive(!iwarp)
-                .build();
+        DeviceCapabilities capabilities = DeviceCapabilities.query(handle, name, scratch, address);
         IbvContext context = new NatIbvContext(handle, dispatcher);
         IbvPd pd = context.allocPd();
-        LOG.debug("opened {}", info);
-        return new VerbsDevice(config, cm, dispatcher, context, pd, maxReadSge, info);
+        LOG.debug("opened {}", capabilities.adapterInfo());
+        return new VerbsDevice(config, cm, dispatcher, context, pd, capabilities.maxReadSge(),
+                capabilities.adapterInfo());
     }
 
     private static String deviceName(long context, ByteBuffer scratch, long address) {

@@ -1,6 +1,5 @@
 package dev.rdmafutures.verbs;
 
-import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.IbvWC;
 import dev.rdmafutures.QueueDepths;
@@ -8,11 +7,8 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.WorkRequest;
-import dev.rdmafutures.verbs.NativeLayout.QpInfo;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 
 /**
@@ -32,7 +28,6 @@ final class VerbsQueuePair {
     private static final long PART_ID = 1L << 61;
     /** {@code NativeVerbs.modifyQpFromCm}'s "keep the CM's read limit". */
     private static final int CM_READ_LIMIT = 255;
-    private static final int QP_INFO_SIZE = NativeVerbs.QP_INFO_SIZE;
 
     private final VerbsConnection connection;
     private final VerbsEventLoop loop;
@@ -133,12 +128,7 @@ final class VerbsQueuePair {
 
     /** The QP number a detached QP's connect carries. */
     int number() throws IOException {
-        ByteBuffer info = ByteBuffer.allocateDirect(QP_INFO_SIZE).order(ByteOrder.nativeOrder());
-        int rc = NativeVerbs.queryQp(handle, MemoryUtils.getAddress(info));
-        if (rc < 0) {
-            throw new IOException("ibv_query_qp failed (errno " + -rc + ")");
-        }
-        return info.getInt(QpInfo.QP_NUMBER);
+        return QpQuery.number(handle);
     }
 
     /** Whether the QP takes its receives from a shared receive queue (the connect says so on IB/RoCE). */
@@ -159,10 +149,7 @@ final class VerbsQueuePair {
 
     /** The read limits the device applied, for the debug log. */
     String describeReadLimits() {
-        ByteBuffer info = ByteBuffer.allocateDirect(QP_INFO_SIZE).order(ByteOrder.nativeOrder());
-        int rc = NativeVerbs.queryQp(handle, MemoryUtils.getAddress(info));
-        return "QP outbound reads " + Byte.toUnsignedInt(info.get(QpInfo.MAX_RD_ATOMIC)) + ", inbound reads "
-                + Byte.toUnsignedInt(info.get(QpInfo.MAX_DEST_RD_ATOMIC)) + " (query " + rc + ")";
+        return QpQuery.describeReadLimits(handle);
     }
 
     // --- posting -----------------------------------------------------------------------------------------------

@@ -37,6 +37,13 @@ class VerbsProviderTest {
         assumeThat(NativeLibrary.ensureLoaded()).isEmpty();
         assertThat(NativeVerbs.setReuseAddr(0, 1)).isEqualTo(-22);
         assertThat(NativeVerbs.queryDevice(0, 0)).isEqualTo(-22);
+        assertThat(NativeVerbs.createQp(0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0)).isEqualTo(-22);
+        assertThat(NativeVerbs.destroyQp(0)).isEqualTo(-22);
+        assertThat(NativeVerbs.createSrq(0, 16, 1)).isEqualTo(-22);
+        assertThat(NativeVerbs.modifySrqLimit(0, 4)).isEqualTo(-22);
+        assertThat(NativeVerbs.postSrqRecv(0, 0, 0)).isEqualTo(-22);
+        assertThat(NativeVerbs.destroySrq(0)).isEqualTo(-22);
+        assertThat(NativeVerbs.layout(0, 64)).isEqualTo(-22);
         int wakeup = NativeVerbs.createWakeup();
         assertThat(wakeup).isPositive();
         assertThat(NativeVerbs.drainWakeup(wakeup)).isZero();

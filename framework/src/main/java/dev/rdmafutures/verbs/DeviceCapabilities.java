@@ -1,0 +1,72 @@
+package dev.rdmafutures.verbs;
+
+import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.verbs.NativeLayout.DeviceInfo;
+import dev.rdmafutures.verbs.jni.NativeVerbs;
+import java.nio.ByteBuffer;
+
+/**
+ * What a device can do, from {@code ibv_query_device} and port 1's link layer, as this provider offers it.
+ *
+ * <p>Segments per request are the device's {@code max_sge}; receives' also within {@code max_srq_sge} where the
+ * device has shared receive queues, which take the same receives. A READ scatters into at most {@code max_sge_rd}
+ * segments (1 on siw), so a READ with more becomes several ({@link SendList}): each connection's send queue holds
+ * that many work requests per READ, and its own CQ every work request and every receive, its own or any of a shared
+ * queue's. So each depth, the shared receive queue's too, keeps {@code depth * parts} within {@code max_qp_wr} and
+ * {@code depth * (parts + 1)} within {@code max_cqe}.
+ *
+ * @param adapterInfo what the runtime reports
+ * @param maxReadSge  the segments one READ work request scatters into ({@code max_sge_rd})
+ */
+record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge) {
+    private static final int LINK_LAYER_ETHERNET = 2;
+    /** IB/RoCE private-data limits for RDMA_PS_TCP: connect, accept, reject. */
+    private static final int[] IB_PRIVATE_DATA = {56, 196, 148};
+    /** iWARP: librdmacm's 8-bit length (255) less MPA revision 2's 4-byte IRD/ORD header (measured on siw). */
+    private static final int IWARP_PRIVATE_DATA = 251;
+
+    /** Queries device context {@code handle} named {@code name}, using {@code scratch} at {@code address}. */
+    static DeviceCapabilities query(long handle, String name, ByteBuffer scratch, long address) {
+        int rc = NativeVerbs.queryDevice(handle, address);
+        if (rc < 0) {
+            throw new RdmaException(Status.DEVICE_REMOVED, "ibv_query_device on " + name + " failed: errno " + -rc);
+        }
+        int maxInbound = Math.min(scratch.getInt(DeviceInfo.MAX_QP_RD_ATOM), 255);
+        int maxOutbound = Math.min(scratch.getInt(DeviceInfo.MAX_QP_INIT_RD_ATOM), 255);
+        int maxSge = Math.max(1, scratch.getInt(DeviceInfo.MAX_SGE));
+        int maxReadSge = Math.max(1, scratch.getInt(DeviceInfo.MAX_SGE_RD));
+        boolean sharedQueues = scratch.getInt(DeviceInfo.MAX_SRQ) > 0;
+        int maxReceiveSge = sharedQueues
+                ? Math.max(1, Math.min(maxSge, scratch.getInt(DeviceInfo.MAX_SRQ_SGE))) : maxSge;
+        int parts = SendList.parts(maxSge, maxReadSge);
+        int maxQueueDepth = Math.max(1, Math.min(scratch.getInt(DeviceInfo.MAX_QP_WR) / parts,
+                scratch.getInt(DeviceInfo.MAX_CQE) / (parts + 1)));
+        int maxSharedDepth = sharedQueues ? Math.min(scratch.getInt(DeviceInfo.MAX_SRQ_WR), maxQueueDepth) : 0;
+        boolean iwarp = scratch.getInt(DeviceInfo.IWARP) == 1;
+        AdapterInfo.Transport transport = AdapterInfo.Transport.IWARP;
+        if (!iwarp) {
+            NativeVerbs.queryPort(handle, 1, address);
+            transport = scratch.getInt(NativeLayout.PortInfo.LINK_LAYER) == LINK_LAYER_ETHERNET
+                    ? AdapterInfo.Transport.ROCE : AdapterInfo.Transport.INFINIBAND;
+        }
+        AdapterInfo info = AdapterInfo.builder()
+                .providerName(VerbsProvider.NAME)
+                .deviceName(name)
+                .transport(transport)
+                .maxReadLimits(maxInbound, maxOutbound)
+                .maxQueueDepths(maxQueueDepth, maxQueueDepth)
+                .maxSge(maxSge, maxReceiveSge)
+                .maxSharedReceiveQueueDepth(maxSharedDepth)
+                .maxPrivateData(iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[0],
+                        iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[1],
+                        iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[2])
+                .readLocalInvalidateSupported(false)
+                .remoteInvalidateSupported(false)
+                .passiveAcceptWaitsForCompleteConnect(!iwarp)
+                .sendWaitsForPeerReceive(!iwarp)
+                .build();
+        return new DeviceCapabilities(info, maxReadSge);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.rdmafutures.verbs;
+
+import com.ibm.disni.util.MemoryUtils;
+import dev.rdmafutures.verbs.NativeLayout.QpInfo;
+import dev.rdmafutures.verbs.jni.NativeVerbs;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/** What {@code ibv_query_qp} says of a QP: its number, and the read limits the device applied. */
+final class QpQuery {
+    private QpQuery() {
+    }
+
+    /** The number of QP {@code handle}. */
+    static int number(long handle) throws IOException {
+        ByteBuffer info = record();
+        int rc = NativeVerbs.queryQp(handle, MemoryUtils.getAddress(info));
+        if (rc < 0) {
+            throw new IOException("ibv_query_qp failed (errno " + -rc + ")");
+        }
+        return info.getInt(QpInfo.QP_NUMBER);
+    }
+
+    /** The read limits QP {@code handle} runs with, for the debug log. */
+    static String describeReadLimits(long handle) {
+        ByteBuffer info = record();
+        int rc = NativeVerbs.queryQp(handle, MemoryUtils.getAddress(info));
+        return "QP outbound reads " + Byte.toUnsignedInt(info.get(QpInfo.MAX_RD_ATOMIC)) + ", inbound reads "
+                + Byte.toUnsignedInt(info.get(QpInfo.MAX_DEST_RD_ATOMIC)) + " (query " + rc + ")";
+    }
+
+    private static ByteBuffer record() {
+        return ByteBuffer.allocateDirect(NativeVerbs.QP_INFO_SIZE).order(ByteOrder.nativeOrder());
+    }
+}

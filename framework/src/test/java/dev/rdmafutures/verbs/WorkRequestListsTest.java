@@ -1,0 +1,206 @@
+package dev.rdmafutures.verbs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import com.ibm.disni.verbs.IbvMr;
+import dev.rdmafutures.Access;
+import dev.rdmafutures.spi.ProviderRegion;
+import dev.rdmafutures.spi.ProviderWindow;
+import dev.rdmafutures.spi.WorkCompletion;
+import dev.rdmafutures.spi.WorkRequest;
+import dev.rdmafutures.verbs.NativeLayout.ReceiveRequest;
+import dev.rdmafutures.verbs.NativeLayout.SendRequest;
+import dev.rdmafutures.verbs.NativeLayout.Sge;
+import dev.rdmafutures.verbs.jni.NativeLibrary;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The native work-request chains the verbs provider posts, read back byte by byte on a host without RDMA devices:
+ * segments in order with empty ones left out, a READ split where the device scatters fewer segments per read, and
+ * the empty segment of READs and receives without bytes. Regions are described, not registered (no device needed).
+ */
+class WorkRequestListsTest {
+    private static final long WR_ID = 0x1234L;
+    private static final long PART_ID = 0x5678L;
+    private static final long REMOTE = 0x7000_0000_0000L;
+    private static final int TOKEN = 0x4242;
+
+    private VerbsRegion a;
+    private VerbsRegion b;
+    private VerbsRegion sink;
+
+    @BeforeEach
+    void regions() throws Exception {
+        assumeThat(NativeLibrary.ensureLoaded()).as("libdisni.so is needed for DiSNI's IbvMr").isEmpty();
+        a = region(0x10_0000L, 4096, 0x11);
+        b = region(0x20_0000L, 4096, 0x22);
+        sink = region(0x30_0000L, 8, 0x33);
+    }
+
+    private static VerbsRegion region(long address, int length, int key) throws Exception {
+        IbvMr mr = new IbvMr(null, address, length, IbvMr.IBV_ACCESS_LOCAL_WRITE, key, key + 1, 0);
+        return new VerbsRegion(mr, ByteBuffer.allocateDirect(1), Set.of(Access.LOCAL_WRITE), (w, e) -> { });
+    }
+
+    /** A request as the core hands it over: segments (region, offset, length). */
+    private record Request(Kind kind, List<Segment> segments, int flags) implements WorkRequest {
+        @Override
+        public int segmentCount() {
+            return segments.size();
+        }
+
+        @Override
+        public ProviderRegion region(int index) {
+            return segments.get(index).region();
+        }
+
+        @Override
+        public int offset(int index) {
+            return segments.get(index).offset();
+        }
+
+        @Override
+        public int segmentLength(int index) {
+            return segments.get(index).length();
+        }
+
+        @Override
+        public int length() {
+            return segments.stream().mapToInt(Segment::length).sum();
+        }
+
+        @Override
+        public long remoteAddress() {
+            return REMOTE;
+        }
+
+        @Override
+        public int remoteToken() {
+            return TOKEN;
+        }
+
+        @Override
+        public ProviderWindow window() {
+            return null;
+        }
+
+        @Override
+        public WorkCompletion completion() {
+            return null;
+        }
+    }
+
+    private record Segment(VerbsRegion region, int offset, int length) {
+    }
+
+    private static ByteBuffer bytes(Object list) throws ReflectiveOperationException {
+        Field field = list.getClass().getDeclaredField("list");
+        field.setAccessible(true);
+        return (ByteBuffer) field.get(list);
+    }
+
+    /** The SGEs work request {@code index} of {@code list} names, each as {address, length, key}. */
+    private static long[][] sges(SendList list, ByteBuffer wrs, int index) {
+        int at = index * SendRequest.SIZE;
+        int count = wrs.getInt(at + SendRequest.NUM_SGE);
+        int first = (int) (wrs.getLong(at + SendRequest.SG_LIST) - list.address());
+        long[][] sges = new long[count][];
+        for (int i = 0; i < count; i++) {
+            int sge = first + i * Sge.SIZE;
+            sges[i] = new long[] {wrs.getLong(sge + Sge.ADDRESS), wrs.getInt(sge + Sge.LENGTH), wrs.getInt(sge + Sge.LKEY)};
+        }
+        return sges;
+    }
+
+    @Test
+    void aWriteGathersItsNonEmptySegmentsInOrderIntoOneSignalledRequest() throws Exception {
+        SendList list = new SendList(4, 1, sink);
+        Request write = new Request(WorkRequest.Kind.WRITE,
+                List.of(new Segment(a, 3, 100), new Segment(b, 0, 0), new Segment(b, 5, 7)), 0);
+        assertThat(list.write(write, WR_ID, PART_ID)).isOne();
+        ByteBuffer wrs = bytes(list);
+        assertThat(wrs.getLong(SendRequest.WR_ID)).isEqualTo(WR_ID);
+        assertThat(wrs.getLong(SendRequest.NEXT)).isZero();
+        assertThat(wrs.getInt(SendRequest.OPCODE)).isEqualTo(SendRequest.RDMA_WRITE);
+        assertThat(wrs.getInt(SendRequest.SEND_FLAGS)).isEqualTo(SendRequest.SIGNALED);
+        assertThat(wrs.getLong(SendRequest.REMOTE_ADDRESS)).isEqualTo(REMOTE);
+        assertThat(wrs.getInt(SendRequest.RKEY)).isEqualTo(TOKEN);
+        assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {
+                new long[] {0x10_0000L + 3, 100, 0x11}, new long[] {0x20_0000L + 5, 7, 0x22}});
+    }
+
+    @Test
+    void aReadWithMoreSegmentsThanTheDeviceScattersBecomesAChainOverConsecutiveRemoteRanges() throws Exception {
+        SendList list = new SendList(4, 2, sink);
+        Request read = new Request(WorkRequest.Kind.READ, List.of(new Segment(a, 0, 10), new Segment(b, 1, 20),
+                new Segment(a, 100, 30)), WorkRequest.READ_FENCE);
+        assertThat(list.write(read, WR_ID, PART_ID)).isEqualTo(2);
+        ByteBuffer wrs = bytes(list);
+        // The first part: two segments, fenced, unsignalled, with the part id, chained to the second.
+        assertThat(wrs.getLong(SendRequest.WR_ID)).isEqualTo(PART_ID);
+        assertThat(wrs.getLong(SendRequest.NEXT)).isEqualTo(list.address() + SendRequest.SIZE);
+        assertThat(wrs.getInt(SendRequest.SEND_FLAGS)).isEqualTo(SendRequest.FENCE);
+        assertThat(wrs.getLong(SendRequest.REMOTE_ADDRESS)).isEqualTo(REMOTE);
+        assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {
+                new long[] {0x10_0000L, 10, 0x11}, new long[] {0x20_0000L + 1, 20, 0x22}});
+        // The last: the rest of the remote range, signalled, with the request's id.
+        int last = SendRequest.SIZE;
+        assertThat(wrs.getLong(last + SendRequest.WR_ID)).isEqualTo(WR_ID);
+        assertThat(wrs.getLong(last + SendRequest.NEXT)).isZero();
+        assertThat(wrs.getInt(last + SendRequest.OPCODE)).isEqualTo(SendRequest.RDMA_READ);
+        assertThat(wrs.getInt(last + SendRequest.SEND_FLAGS)).isEqualTo(SendRequest.SIGNALED);
+        assertThat(wrs.getLong(last + SendRequest.REMOTE_ADDRESS)).isEqualTo(REMOTE + 30);
+        assertThat(wrs.getInt(last + SendRequest.RKEY)).isEqualTo(TOKEN);
+        assertThat(sges(list, wrs, 1)).isDeepEqualTo(new long[][] {new long[] {0x10_0000L + 100, 30, 0x11}});
+    }
+
+    @Test
+    void aReadWithoutBytesNamesOneEmptySegmentAndASendNone() throws Exception {
+        SendList list = new SendList(1, 1, sink);
+        assertThat(list.write(new Request(WorkRequest.Kind.READ, List.of(), 0), WR_ID, PART_ID)).isOne();
+        ByteBuffer wrs = bytes(list);
+        assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {new long[] {0x30_0000L, 0, 0x33}});
+        assertThat(list.write(new Request(WorkRequest.Kind.SEND, List.of(new Segment(a, 9, 0)), 0), WR_ID, PART_ID))
+                .isOne();
+        assertThat(wrs.getInt(SendRequest.NUM_SGE)).isZero();
+        assertThat(wrs.getInt(SendRequest.OPCODE)).isEqualTo(SendRequest.SEND);
+    }
+
+    @Test
+    void aSendAndInvalidateCarriesTheTokenToInvalidate() throws Exception {
+        SendList list = new SendList(1, 1, sink);
+        list.write(new Request(WorkRequest.Kind.SEND_INVALIDATE, List.of(new Segment(a, 0, 8)), 0), WR_ID, PART_ID);
+        ByteBuffer wrs = bytes(list);
+        assertThat(wrs.getInt(SendRequest.OPCODE)).isEqualTo(SendRequest.SEND_WITH_INV);
+        assertThat(wrs.getInt(SendRequest.INVALIDATE_RKEY)).isEqualTo(TOKEN);
+    }
+
+    @Test
+    void aReceiveScattersOverItsNonEmptySegmentsAndOneWithoutBytesNamesTheEmptySegment() throws Exception {
+        ReceiveList list = new ReceiveList(3, sink);
+        ByteBuffer wr = bytes(list);
+        list.write(new Request(WorkRequest.Kind.RECEIVE, List.of(new Segment(b, 4, 0), new Segment(b, 8, 16),
+                new Segment(a, 1, 2)), 0), WR_ID);
+        assertThat(wr.getLong(ReceiveRequest.WR_ID)).isEqualTo(WR_ID);
+        assertThat(wr.getLong(ReceiveRequest.NEXT)).isZero();
+        assertThat(wr.getLong(ReceiveRequest.SG_LIST)).isEqualTo(list.address() + ReceiveRequest.SIZE);
+        assertThat(wr.getInt(ReceiveRequest.NUM_SGE)).isEqualTo(2);
+        assertThat(wr.getLong(ReceiveRequest.SIZE + Sge.ADDRESS)).isEqualTo(0x20_0000L + 8);
+        assertThat(wr.getInt(ReceiveRequest.SIZE + Sge.SIZE + Sge.LKEY)).isEqualTo(0x11);
+        list.write(new Request(WorkRequest.Kind.RECEIVE, List.of(), 0), WR_ID);
+        assertThat(wr.getInt(ReceiveRequest.NUM_SGE)).isOne();
+        assertThat(wr.getLong(ReceiveRequest.SIZE + Sge.ADDRESS)).isEqualTo(0x30_0000L);
+        assertThat(wr.getInt(ReceiveRequest.SIZE + Sge.LENGTH)).isZero();
+    }
+
+    @Test
+    void theLibraryWasBuiltWithTheLayoutTheseListsUse() {
+        NativeLayout.verify(); // throws NOT_SUPPORTED naming the first difference
+    }
+}
