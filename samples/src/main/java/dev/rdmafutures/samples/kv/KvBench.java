@@ -1,5 +1,6 @@
 package dev.rdmafutures.samples.kv;
 
+import dev.rdmafutures.RdmaException;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.Locale;
@@ -37,14 +38,16 @@ public final class KvBench {
         }
         LoadSpec load = options.load();
         out.printf(Locale.ROOT, "KV service on %s: %d connections x window %d, %d keys of %d B, %.0f%% GET, "
-                        + "warm-up %.1f s, measured %.1f s%n", options.address().getHostAddress(), load.connections(),
-                load.window(), load.keys(), load.valueSize(), load.getRatio() * 100, load.warmup().toMillis() / 1e3,
-                load.duration().toMillis() / 1e3);
+                        + "warm-up %.1f s, measured %.1f s, pollers %s%n", options.address().getHostAddress(),
+                load.connections(), load.window(), load.keys(), load.valueSize(), load.getRatio() * 100,
+                load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3, options.idle());
         RunResult rdma;
-        try (KvService service = KvService.rdma(options.provider(), options.device(), options.address(),
-                load.keys(), load.valueSize(), load.connections() * load.window())) {
+        try (KvService service = KvService.rdma(options::runtime, options.address(), load.keys(),
+                load.valueSize(), load.connections() * load.window())) {
             rdma = service.run(load, new Expectations(load.keys()));
             out.println("  RDMA: " + service.details());
+        } catch (RdmaException e) { // e.g. a provider without shared receive queues: say so, and still run TCP
+            rdma = RunResult.failed("RDMA", "the service could not run: " + e.getMessage());
         }
         RunResult tcp;
         try (KvService service = KvService.tcp(options.address(), load.keys(), load.valueSize())) {

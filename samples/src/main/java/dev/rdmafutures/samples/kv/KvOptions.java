@@ -1,28 +1,34 @@
 package dev.rdmafutures.samples.kv;
 
+import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.RdmaRuntime;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * {@code bin/kv}'s command line.
  *
  * @param provider the RDMA provider, {@code soft} or {@code verbs}
  * @param device   the verbs device, or null for the provider's choice
+ * @param idle     how the runtimes' pollers wait when idle
  * @param address  where both servers listen
  * @param load     the load: connections, window, keys, value size, GET share, warm-up, duration
  */
-record KvOptions(String provider, String device, InetAddress address, LoadSpec load) {
+record KvOptions(String provider, String device, IdleStrategy idle, InetAddress address, LoadSpec load) {
     static final String USAGE = String.join("\n",
             "usage: bin/kv [--provider soft|verbs] [--device NAME] [--address IP] [--connections N] [--window W]",
             "              [--duration SECONDS] [--warmup SECONDS] [--value-size BYTES] [--keys N] [--get-ratio R]",
+            "              [--idle BACKOFF|BLOCKING|YIELD|BUSY_SPIN]",
             "defaults: --provider soft --address 127.0.0.1 --connections 8 --window 16 --duration 10 --warmup 2",
-            "          --value-size 128 --keys 10000 --get-ratio 0.9");
+            "          --value-size 128 --keys 10000 --get-ratio 0.9 --idle BACKOFF (the runtime's default)");
 
     /** Parses the arguments; {@link IllegalArgumentException} with the reason for anything unknown or out of range. */
     static KvOptions parse(String... args) {
         String provider = "soft";
         String device = null;
+        IdleStrategy idle = IdleStrategy.BACKOFF;
         String address = "127.0.0.1";
         int connections = 8;
         int window = 16;
@@ -41,6 +47,7 @@ record KvOptions(String provider, String device, InetAddress address, LoadSpec l
                 switch (option) {
                     case "--provider" -> provider = value;
                     case "--device" -> device = value;
+                    case "--idle" -> idle = idle(value);
                     case "--address" -> address = value;
                     case "--connections" -> connections = Integer.parseInt(value);
                     case "--window" -> window = Integer.parseInt(value);
@@ -59,10 +66,24 @@ record KvOptions(String provider, String device, InetAddress address, LoadSpec l
             throw new IllegalArgumentException("--duration must be 0..3600 s and positive, --warmup 0..3600 s");
         }
         try {
-            return new KvOptions(provider, device, InetAddress.getByName(address), LoadSpec.timed(connections, window,
+            return new KvOptions(provider, device, idle, InetAddress.getByName(address), LoadSpec.timed(connections, window,
                     keys, valueSize, getRatio, seconds(warmup), seconds(duration)));
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("unknown address " + address);
+        }
+    }
+
+    /** A runtime builder with the provider, device and idle strategy chosen. */
+    RdmaRuntime.Builder runtime() {
+        RdmaRuntime.Builder b = RdmaRuntime.builder().provider(provider).idleStrategy(idle);
+        return device == null ? b : b.providerOption(provider + ".device", device);
+    }
+
+    private static IdleStrategy idle(String name) {
+        try {
+            return IdleStrategy.valueOf(name);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--idle must be one of " + Arrays.toString(IdleStrategy.values()));
         }
     }
 

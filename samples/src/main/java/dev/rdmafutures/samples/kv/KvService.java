@@ -4,6 +4,7 @@ import dev.rdmafutures.RdmaRuntime;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.function.Supplier;
 
 /** A running KV server and the way to load it: over RDMA, or its TCP twin. */
 interface KvService extends AutoCloseable {
@@ -17,13 +18,13 @@ interface KvService extends AutoCloseable {
     String details();
 
     /**
-     * The RDMA service: a server runtime and a client runtime of {@code provider} ({@code device} for verbs, or
-     * null), the server on {@code address} with {@code keys} keys of at most {@code valueSize} bytes and a shared
-     * receive queue of {@code queueDepth} receives.
+     * The RDMA service: a server runtime and a client runtime from {@code runtimes} (provider, device, idle
+     * strategy), the server on {@code address} with {@code keys} keys of at most {@code valueSize} bytes and a
+     * shared receive queue of {@code queueDepth} receives.
      */
-    static KvService rdma(String provider, String device, InetAddress address, int keys, int valueSize,
+    static KvService rdma(Supplier<RdmaRuntime.Builder> runtimes, InetAddress address, int keys, int valueSize,
                           int queueDepth) {
-        RdmaRuntime serverRuntime = builder(provider, device).threadNamePrefix("kv-server").build();
+        RdmaRuntime serverRuntime = runtimes.get().threadNamePrefix("kv-server").build();
         RdmaKvServer server;
         try {
             server = new RdmaKvServer(serverRuntime, new InetSocketAddress(address, 0), keys, valueSize, queueDepth);
@@ -31,7 +32,13 @@ interface KvService extends AutoCloseable {
             serverRuntime.close();
             throw e;
         }
-        RdmaRuntime client = builder(provider, device).threadNamePrefix("kv-client").build();
+        RdmaRuntime client;
+        try {
+            client = runtimes.get().threadNamePrefix("kv-client").build();
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
         return new KvService() {
             @Override
             public String name() {
@@ -82,10 +89,5 @@ interface KvService extends AutoCloseable {
                 server.close();
             }
         };
-    }
-
-    private static RdmaRuntime.Builder builder(String provider, String device) {
-        RdmaRuntime.Builder b = RdmaRuntime.builder().provider(provider);
-        return device == null ? b : b.providerOption(provider + ".device", device);
     }
 }

@@ -62,12 +62,13 @@ final class RdmaKvServer implements AutoCloseable, SharedReceiveCallback {
                 Access.REMOTE_READ);
         this.store = new KvStore(index.buffer(), heap.buffer(), keys, valueSize);
         store.preload(keys, valueSize);
-        int depth = Math.min(queueDepth, runtime.adapterInfo().maxSharedReceiveQueueDepth());
-        if (depth < queueDepth) {
+        int most = runtime.adapterInfo().maxSharedReceiveQueueDepth();
+        if (most > 0 && most < queueDepth) {
             LOG.warn("the adapter's shared receive queues hold at most {} receives, fewer than the {} asked for",
-                    depth, queueDepth);
+                    most, queueDepth);
         }
-        this.queue = runtime.sharedReceiveQueue(Math.max(depth, 1), 2);
+        // An adapter without shared receive queues refuses here, with its reason.
+        this.queue = runtime.sharedReceiveQueue(most > 0 ? Math.min(queueDepth, most) : queueDepth, 2);
         this.headers = runtime.register(ByteBuffer.allocateDirect(queue.depth() * Frames.REQUEST_BYTES),
                 Access.LOCAL_WRITE);
         this.values = runtime.register(ByteBuffer.allocateDirect(queue.depth() * valueSize), Access.LOCAL_WRITE);
@@ -168,8 +169,12 @@ final class RdmaKvServer implements AutoCloseable, SharedReceiveCallback {
     private void armLowWater() {
         queue.notifyBelow(threshold).whenComplete((remaining, error) -> {
             if (error == null) {
-                lowWater.incrementAndGet();
-                LOG.info("the shared receive queue is low: {} of {} receives posted", remaining, queue.depth());
+                if (lowWater.incrementAndGet() == 1) {
+                    LOG.info("the shared receive queue ran low: {} of {} receives posted (counted from now on)",
+                            remaining, queue.depth());
+                } else {
+                    LOG.debug("the shared receive queue ran low: {} of {} receives posted", remaining, queue.depth());
+                }
                 armed.set(false);
             }
         });

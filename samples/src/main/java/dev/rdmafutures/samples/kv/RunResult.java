@@ -38,6 +38,11 @@ record RunResult(String service, long gets, long puts, long tornReads, double se
                 control.failure());
     }
 
+    /** A run that could not take place. */
+    static RunResult failed(String service, String why) {
+        return new RunResult(service, 0, 0, 0, 0, new Histogram(LoadStats.MAX_LATENCY, 3), 0, why);
+    }
+
     boolean ok() {
         return failure == null;
     }

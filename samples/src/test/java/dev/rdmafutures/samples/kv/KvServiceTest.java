@@ -2,14 +2,15 @@ package dev.rdmafutures.samples.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rdmafutures.RdmaRuntime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** The KV service end to end on the soft provider over loopback, and its TCP twin. */
 class KvServiceTest {
@@ -74,7 +75,7 @@ class KvServiceTest {
 
     private static KvService service(String kind, LoadSpec spec) throws Exception {
         return kind.equals("RDMA")
-                ? KvService.rdma("soft", null, LOOPBACK, spec.keys(), spec.valueSize(),
+                ? KvService.rdma(RdmaRuntime::builder, LOOPBACK, spec.keys(), spec.valueSize(),
                         spec.connections() * spec.window())
                 : KvService.tcp(LOOPBACK, spec.keys(), spec.valueSize());
     }
