@@ -174,6 +174,24 @@ public interface RdmaConnection extends AutoCloseable {
     void receive(ScatterGatherList local, CompletionCallback callback, long context);
 
     /**
+     * Binds {@code window} over {@code length} bytes of {@code region} from {@code offset} with {@code rights}
+     * (NdkBind): posted on this connection's initiator queue, taking a slot until done. The future gives what the
+     * peer addresses, with the window's new token; only this connection's peer can use it. Fails with
+     * {@link Status#NOT_SUPPORTED} where {@link AdapterInfo#isMemoryWindowSupported()} is false,
+     * {@link Status#INVALID_PARAMETER} for rights other than REMOTE_READ/REMOTE_WRITE or a window of another runtime,
+     * {@link Status#ACCESS_VIOLATION} for rights the region lacks or a span outside it,
+     * {@link Status#INVALID_DEVICE_STATE} for a closed window; otherwise as for {@link #read}.
+     */
+    CompletableFuture<RemoteBuffer> bind(MemoryWindow window, MemoryRegion region, int offset, int length,
+                                         Access... rights);
+
+    /**
+     * Revokes {@code window}'s token (NdkInvalidate), posted on this connection's initiator queue: once the future
+     * completes the peer is refused. The window can be bound again. Errors as for {@link #bind}.
+     */
+    CompletableFuture<Void> invalidate(MemoryWindow window);
+
+    /**
      * A batch of operations to post at once. Each takes its initiator slot when added; one added beyond the depth
      * fails with {@link Status#INSUFFICIENT_RESOURCES} and the rest of the batch is unaffected.
      */

@@ -88,6 +88,17 @@ public final class RdmaRuntime implements AutoCloseable {
     }
 
     /**
+     * Allocates an unbound memory window ({@code NdkCreateMw}); see {@link MemoryWindow}.
+     *
+     * @throws RdmaException {@link Status#NOT_SUPPORTED} where {@link AdapterInfo#isMemoryWindowSupported()} is false,
+     *                       {@link Status#INSUFFICIENT_RESOURCES} when the adapter has no window left,
+     *                       {@link Status#INVALID_DEVICE_STATE} when the runtime is closed
+     */
+    public MemoryWindow allocateMemoryWindow() {
+        return core.allocateMemoryWindow();
+    }
+
+    /**
      * Creates a receive queue that connections of this runtime can share ({@code NdkCreateSrq}); see
      * {@link SharedReceiveQueue}.
      *

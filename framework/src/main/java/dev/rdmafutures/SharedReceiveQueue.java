@@ -51,9 +51,11 @@ public interface SharedReceiveQueue extends AutoCloseable {
     CompletableFuture<Integer> notifyBelow(int threshold);
 
     /**
-     * Destroys the queue: the receives still posted fail with {@link Status#CANCELED}.
+     * Destroys the queue: no more receives may be posted, and those still posted fail with {@link Status#CANCELED}
+     * (once connections whose disconnect was asked for have ended, since they may still take one).
      *
-     * @throws RdmaException {@link Status#INVALID_DEVICE_STATE} while a connection still uses it
+     * @throws RdmaException {@link Status#INVALID_DEVICE_STATE} while a connection still uses it: one that is
+     *                       established and whose disconnect was not asked for
      */
     @Override
     void close();

@@ -2,7 +2,9 @@ package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.OperationFlag;
 import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.ScatterGatherList;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,9 +29,13 @@ import java.util.concurrent.CompletableFuture;
  * {@code verbs}, {@code -Dbench.device} and {@code -Dbench.address} as for the benchmarks.
  */
 public final class AllocationCheck {
-    /** What one measured run posts per iteration. */
-    enum Kind { READ, WRITE, SEND_RECEIVE }
+    /**
+     * What one measured run posts per iteration: one buffer, or (the *_4SGE kinds) a reused scatter-gather list
+     * that cuts the same bytes into four segments.
+     */
+    enum Kind { READ, WRITE, SEND_RECEIVE, READ_4SGE, WRITE_4SGE, SEND_RECEIVE_4SGE }
 
+    private static final OperationFlag[] NO_FLAGS = {};
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -37,13 +43,27 @@ public final class AllocationCheck {
     private final int size;
     private final long serverThread;
     private final Waiter waiter = new Waiter();
+    /** The client buffer's first {@code size} bytes, then the next {@code size}, each cut into four segments. */
+    private final ScatterGatherList first = new ScatterGatherList(4);
+    private final ScatterGatherList second = new ScatterGatherList(4);
 
     private AllocationCheck(String provider, int size) throws Exception {
         IdleStrategy serverIdle = provider.equals("soft") ? IdleStrategy.BUSY_SPIN : IdleStrategy.BLOCKING;
         this.pair = new Pair(provider, Driver.INVOKED, serverIdle, size * (SendPingPongBenchmark.RECEIVES + 1), 16);
         this.size = size;
         this.serverThread = serverPollerThread();
+        quarters(first, 0);
+        quarters(second, size);
         new SendPingPongBenchmark.Echo(pair, size).start();
+    }
+
+    /** Four segments covering {@code size} bytes of the client region from {@code base}. */
+    private void quarters(ScatterGatherList list, int base) {
+        int quarter = size / 4;
+        for (int i = 0; i < 3; i++) {
+            list.add(pair.clientRegion, base + i * quarter, quarter);
+        }
+        list.add(pair.clientRegion, base + 3 * quarter, size - 3 * quarter);
     }
 
     private static long serverPollerThread() {
@@ -54,7 +74,7 @@ public final class AllocationCheck {
 
     /** Operations the client posts per iteration of {@code kind}. */
     private static int operationsPerIteration(Kind kind) {
-        return kind == Kind.SEND_RECEIVE ? 2 : 1;
+        return kind == Kind.SEND_RECEIVE || kind == Kind.SEND_RECEIVE_4SGE ? 2 : 1;
     }
 
     private void iterate(Kind kind, Api api) {
@@ -69,6 +89,14 @@ public final class AllocationCheck {
                     reply.join();
                     sent.join();
                 }
+                case READ_4SGE -> c.read(first, pair.serverBuffer, 0, NO_FLAGS).join();
+                case WRITE_4SGE -> c.write(first, pair.serverBuffer, 0, NO_FLAGS).join();
+                case SEND_RECEIVE_4SGE -> {
+                    CompletableFuture<Completion> reply = c.receive(first);
+                    CompletableFuture<Completion> sent = c.send(second, NO_FLAGS);
+                    reply.join();
+                    sent.join();
+                }
             }
             return;
         }
@@ -79,6 +107,12 @@ public final class AllocationCheck {
             case SEND_RECEIVE -> {
                 c.receive(pair.clientRegion, 0, size, waiter, 0);
                 c.send(pair.clientRegion, size, size, waiter, 1);
+            }
+            case READ_4SGE -> c.read(first, pair.serverBuffer, 0, waiter, 0);
+            case WRITE_4SGE -> c.write(first, pair.serverBuffer, 0, waiter, 0);
+            case SEND_RECEIVE_4SGE -> {
+                c.receive(first, waiter, 0);
+                c.send(second, waiter, 1);
             }
         }
         pair.await(waiter);

@@ -6,6 +6,7 @@ import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.ProviderRegion;
+import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.WorkCompletion;
 import dev.rdmafutures.spi.WorkRequest;
 import java.util.ArrayDeque;
@@ -43,6 +44,7 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     private long remoteAddress;
     private int remoteToken;
     private int flags;
+    private ProviderWindow window;
 
     private CallbackOperation(Pool pool) {
         this.pool = pool;
@@ -57,6 +59,12 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         this.flags = flags;
         this.segmentCount = 0;
         this.length = 0;
+        this.window = null;
+    }
+
+    /** The window a BIND_WINDOW or INVALIDATE_WINDOW request acts on. */
+    void setWindow(ProviderWindow target) {
+        this.window = target;
     }
 
     /** Appends a checked segment; the arrays grow once to the largest count the target uses, then stay. */
@@ -176,6 +184,11 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     }
 
     @Override
+    public ProviderWindow window() {
+        return window;
+    }
+
+    @Override
     public WorkCompletion completion() {
         return this;
     }
@@ -249,6 +262,7 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     }
 
     private void clear() {
+        window = null;
         callback = null;
         sharedCallback = null;
         arrivedOn = null;

@@ -84,6 +84,30 @@ final class Posting {
         return op;
     }
 
+    /**
+     * A validated window request reporting to {@code callback}: a bind of {@code window} over {@code length} bytes
+     * of {@code region} from {@code offset} with {@code rights} (BIND_REMOTE_* bits), or, with a null region, an
+     * invalidation.
+     */
+    CallbackOperation startedWindow(MemoryWindowImpl window, MemoryRegion region, int offset, int length, int rights,
+                                    CompletionCallback callback) {
+        WorkRequest.Kind kind = region == null ? WorkRequest.Kind.INVALIDATE_WINDOW : WorkRequest.Kind.BIND_WINDOW;
+        CallbackOperation op = prepared(kind, length, null, 0, null);
+        try {
+            if (region != null) {
+                op.addSegment(DataPath.local(runtime, region, offset, length, false), offset, length);
+                op.addFlags(rights);
+            }
+            op.setWindow(window.provider());
+            finishChecks(kind);
+        } catch (RdmaException e) {
+            discard(op);
+            throw e;
+        }
+        op.start(callback, 0);
+        return op;
+    }
+
     /** Hands a started operation to the poller; when the runtime closed, undoes it and throws. */
     void post(CallbackOperation op, String what) {
         if (!poller.post(op)) {

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeoutException;
  * The futures RdmaFutures returns, and every stage derived from them: a {@link CompletableFuture} whose blocking
  * calls fail at once on a poller thread instead of deadlocking it (the poller is what would complete them).
  */
-public sealed class RdmaFuture<T> extends CompletableFuture<T> permits OperationFuture, SharedReceiveFuture {
+public sealed class RdmaFuture<T> extends CompletableFuture<T> permits OperationFuture, SharedReceiveFuture, WindowFuture {
     /** What the owner thread of an application-driven runtime polls while it waits; null with poller threads. */
     private final Driver driver;
 

@@ -3,6 +3,7 @@ package dev.rdmafutures.internal;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.MemoryWindow;
 import dev.rdmafutures.RdmaConnector;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -125,6 +126,19 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         SharedEndpointImpl shared = new SharedEndpointImpl(this, device.reserveSharedAddress(local));
         resources.add(shared);
         return shared;
+    }
+
+    /** Allocates a memory window; see {@code RdmaRuntime.allocateMemoryWindow}. */
+    public MemoryWindow allocateMemoryWindow() {
+        if (!adapterInfo.isMemoryWindowSupported()) {
+            throw Windows.unsupported(this);
+        }
+        if (closed) {
+            throw Validation.closed("allocateMemoryWindow");
+        }
+        MemoryWindowImpl window = new MemoryWindowImpl(this, device.allocateWindow());
+        resources.add(window);
+        return window;
     }
 
     /** Creates a shared receive queue on the next poller; see {@code RdmaRuntime.sharedReceiveQueue}. */

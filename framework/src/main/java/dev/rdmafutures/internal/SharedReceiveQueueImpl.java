@@ -14,12 +14,14 @@ import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.WorkRequest;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The API face of a provider's shared receive queue: receives are validated and take a slot here, then go to the
  * provider on the queue's poller; connections created with it take their receives from the provider's queue on
- * their own pollers.
+ * their own pollers. {@link #postedReceives()} counts the receives still on their way to the provider with the
+ * provider's own count, so it is exact right after a post. A connection stops using the queue when its disconnect
+ * is asked for (or it ends), and the provider's queue is destroyed once every connection that used it has ended.
  */
 final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarget, SharedReceiveQueueEvents {
     private final RuntimeOwner runtime;
@@ -28,7 +30,15 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     private final Posting posting;
     private final int depth;
     private final int maxSge;
-    private final AtomicInteger connections = new AtomicInteger();
+    /** Guards the two counts below, and hands receives to the provider so that they are counted once. */
+    private final Object counts = new Object();
+    /** Established connections whose disconnect was not asked for: close() refuses while there are any. */
+    private int using;
+    /** Established connections not yet ended: the provider's queue is destroyed after the last. */
+    private int attached;
+    /** Receives posted here and not yet handed to the provider. */
+    private int inTransit;
+    private final AtomicBoolean providerClosed = new AtomicBoolean();
     private ProviderSharedReceiveQueue provider;
     private RdmaFuture<Integer> limit;
     private volatile boolean closed;
@@ -66,12 +76,28 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
 
     /** A connection using this queue is established. */
     void attach() {
-        connections.incrementAndGet();
+        synchronized (counts) {
+            using++;
+            attached++;
+        }
     }
 
-    /** A connection using this queue ended. */
+    /** A connection using this queue is being disconnected (once per connection, before its {@link #detach}). */
+    void release() {
+        synchronized (counts) {
+            using--;
+        }
+    }
+
+    /** A connection using this queue ended; after the last one, a queue closed meanwhile is destroyed. */
     void detach() {
-        connections.decrementAndGet();
+        boolean last;
+        synchronized (counts) {
+            last = --attached == 0;
+        }
+        if (last && closed) {
+            closeProvider();
+        }
     }
 
     @Override
@@ -91,14 +117,16 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
 
     @Override
     public int postedReceives() {
-        return provider.posted();
+        synchronized (counts) {
+            return inTransit + provider.posted();
+        }
     }
 
     @Override
     public CompletableFuture<SharedReceive> receive(MemoryRegion local, int offset, int length) {
         SharedReceiveFuture future = new SharedReceiveFuture(runtime.driver());
         try {
-            posting.post(posting.startedShared(null, local, offset, length, future, 0), "RECEIVE");
+            post(posting.startedShared(null, local, offset, length, future, 0));
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }
@@ -109,7 +137,7 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     public CompletableFuture<SharedReceive> receive(ScatterGatherList local) {
         SharedReceiveFuture future = new SharedReceiveFuture(runtime.driver());
         try {
-            posting.post(posting.startedShared(local, null, 0, 0, future, 0), "RECEIVE");
+            post(posting.startedShared(local, null, 0, 0, future, 0));
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }
@@ -118,13 +146,27 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
 
     @Override
     public void receive(ScatterGatherList local, SharedReceiveCallback callback, long context) {
-        posting.post(posting.startedShared(Objects.requireNonNull(local, "local"), null, 0, 0, callback,
-                context), "RECEIVE");
+        post(posting.startedShared(Objects.requireNonNull(local, "local"), null, 0, 0, callback, context));
     }
 
     @Override
     public void receive(MemoryRegion local, int offset, int length, SharedReceiveCallback callback, long context) {
-        posting.post(posting.startedShared(null, local, offset, length, callback, context), "RECEIVE");
+        post(posting.startedShared(null, local, offset, length, callback, context));
+    }
+
+    /** Hands a validated receive to the queue's poller, counted as posted from now on. */
+    private void post(CallbackOperation op) {
+        synchronized (counts) {
+            inTransit++;
+        }
+        try {
+            posting.post(op, "RECEIVE");
+        } catch (RdmaException e) {
+            synchronized (counts) {
+                inTransit--;
+            }
+            throw e;
+        }
     }
 
     @Override
@@ -179,40 +221,72 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
 
     @Override
     public void submit(WorkRequest request) {
-        if (closed) {
-            request.completion().failed(new RdmaException(Status.CANCELED, "the shared receive queue was closed"));
-            return;
+        synchronized (counts) {
+            inTransit--;
+            if (!closed) {
+                provider.post(request); // under the lock: postedReceives never sees it twice or not at all
+                return;
+            }
         }
-        provider.post(request);
+        request.completion().failed(new RdmaException(Status.CANCELED, "the shared receive queue was closed"));
     }
 
+    /**
+     * Closes the queue for posts; the provider's queue, with the receives still posted, is destroyed at once, or once
+     * the connections being disconnected have ended.
+     */
     @Override
     public void close() {
-        if (connections.get() > 0) {
-            throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " still serves " + connections.get()
-                    + " connection(s); disconnect them first");
+        boolean connectionsLeft;
+        synchronized (counts) {
+            if (using > 0) {
+                throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " still serves " + using
+                        + " connection(s); disconnect them first");
+            }
+            if (closed) {
+                return;
+            }
+            closed = true;
+            connectionsLeft = attached > 0;
         }
-        closeAfterConnections();
+        onClosed(connectionsLeft);
     }
 
     /** Destroys the provider's queue, failing what is posted; the runtime's close calls it once connections ended. */
     void closeAfterConnections() {
-        if (closed) {
-            return;
+        boolean wasClosed;
+        synchronized (counts) {
+            wasClosed = closed;
+            closed = true;
         }
-        closed = true;
+        if (wasClosed) {
+            closeProvider(); // closed by the application while connections were ending: they have ended now
+        } else {
+            onClosed(false);
+        }
+    }
+
+    /** The queue was closed for posts: the armed limit fails; the provider's queue goes unless connections remain. */
+    private void onClosed(boolean connectionsLeft) {
         RdmaFuture<Integer> armed;
         synchronized (this) {
             armed = limit;
             limit = null;
         }
         if (armed != null) {
-            runtime.completions().fail(armed, new RdmaException(Status.CANCELED, "the shared receive queue was closed"));
-        }
-        if (!poller.post(provider::close)) {
-            provider.close(); // the pollers have stopped: nothing else touches the queue
+            runtime.completions().fail(armed, new RdmaException(Status.CANCELED,
+                    "the shared receive queue was closed"));
         }
         runtime.untrack(this);
+        if (!connectionsLeft) {
+            closeProvider();
+        }
+    }
+
+    private void closeProvider() {
+        if (providerClosed.compareAndSet(false, true) && !poller.post(provider::close)) {
+            provider.close(); // the pollers have stopped: nothing else touches the queue
+        }
     }
 
     @Override

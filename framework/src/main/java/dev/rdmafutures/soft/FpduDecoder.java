@@ -15,15 +15,18 @@ import java.util.zip.CRC32C;
 /**
  * The inbound half of an established stream: a streaming parser of FPDUs and their DDP/RDMAP headers that
  * validates each segment's header (framing, versions, opcode, control fields) before a byte of payload moves, then
- * lets {@link Placement} target the payload and reads it there: bytes that arrived with the header are copied from
- * an 8 KiB staging buffer, the rest is read from the socket directly into the region. The CRC is checked before a
- * Read Request is answered or a message completes. A Send that finds no posted receive is held, with the socket
+ * lets {@link Placement} target the payload and reads it there, piece by piece when it is scattered over several
+ * segments: bytes that arrived with the header are copied from an 8 KiB staging buffer, the rest is read from the
+ * socket directly into the region. The CRC is checked before a Read Request is answered or a message completes. A
+ * Send that finds no posted receive (on the connection, or in its shared receive queue) is held, with the socket
  * unread, until a receive is posted or the handshake timeout passes; then the connection is terminated (NO_BUFFER),
  * so no message is dropped silently. Poller thread only.
  */
 final class FpduDecoder {
     private static final int STAGING = 8 * 1024;
     private static final int MAX_CONTROL = 128;
+    /** Payload pieces smaller than this, with more payload behind them, are filled through staging. */
+    private static final int SMALL_PIECE = 1024;
 
     private enum Phase { HEADER, PAYLOAD, TRAILER, HELD, DEAD }
 
@@ -205,7 +208,8 @@ final class FpduDecoder {
             if (read == null) {
                 return queuePair.terminate(Terminate.UNEXPECTED_OPCODE, "Read Response without an outstanding Read");
             }
-            if (!placement.placeReadResponse(read, stag, taggedOffset, payloadRemaining)) {
+            if (!placement.placeReadResponse(read, scheduler.oldestReadPlaced(), stag, taggedOffset,
+                    payloadRemaining)) {
                 return false;
             }
         } else {
@@ -233,7 +237,7 @@ final class FpduDecoder {
         if (!placement.acceptSend(queue, msn)) {
             return false;
         }
-        if (!placement.hasReceive()) {
+        if (!placement.takeReceive()) {
             holdForReceive();
             return false;
         }
@@ -258,49 +262,58 @@ final class FpduDecoder {
         });
     }
 
-    /** Whether a Send waits for a posted receive. */
-    boolean isHeld() {
-        return phase == Phase.HELD;
-    }
-
-    /** A receive was posted for the Send that waits: places it; false if that ended the connection. */
+    /**
+     * A receive may be there for the Send that waits: if one is, places the Send and returns true, so the caller
+     * reads on; false if no Send waits, none is posted yet (the Send keeps waiting), or placing ended the connection.
+     */
     boolean resume() {
+        if (phase != Phase.HELD || !placement.takeReceive()) {
+            return false;
+        }
         receiveDeadline.cancel();
         transport.setReadInterest(true);
         return placeSend();
     }
 
+    /**
+     * Moves payload into its targets: bytes already in staging are copied, the rest is read from the socket straight
+     * into the region, except into a small piece with more to follow (a payload scattered over small segments),
+     * which staging collects so that each piece costs no read of its own.
+     */
     private boolean readPayload() throws IOException {
+        if (payloadRemaining == 0) {
+            phase = Phase.TRAILER;
+            return true;
+        }
         ByteBuffer target = placement.target();
-        int inStaging = Math.min(staging.remaining(), payloadRemaining);
+        int room = target.remaining();
+        int inStaging = Math.min(staging.remaining(), room);
         if (inStaging > 0) {
             int from = staging.position();
             if (framing.crcEnabled()) {
                 FpduFraming.update(crc, staging, from, inStaging);
             }
-            if (target != null) {
-                target.put(target.position(), staging, from, inStaging);
-                target.position(target.position() + inStaging);
-            }
+            target.put(target.position(), staging, from, inStaging);
+            target.position(target.position() + inStaging);
             staging.position(from + inStaging);
             payloadRemaining -= inStaging;
-        }
-        if (payloadRemaining > 0) {
-            if (socketDrained) {
-                return false;
-            }
-            int before = target.position();
-            int read = readSocket(target);
-            if (read <= 0) {
-                return false;
-            }
-            if (framing.crcEnabled()) {
-                FpduFraming.update(crc, target, before, read);
-            }
-            payloadRemaining -= read;
             return true;
         }
-        phase = Phase.TRAILER;
+        if (socketDrained) {
+            return false;
+        }
+        if (room < SMALL_PIECE && payloadRemaining > room) {
+            return ensure(1);
+        }
+        int before = target.position();
+        int read = readSocket(target);
+        if (read <= 0) {
+            return false;
+        }
+        if (framing.crcEnabled()) {
+            FpduFraming.update(crc, target, before, read);
+        }
+        payloadRemaining -= read;
         return true;
     }
 

@@ -3,13 +3,17 @@ package dev.rdmafutures.soft;
 import dev.rdmafutures.soft.ddp.DdpHeader;
 import dev.rdmafutures.soft.mpa.FpduFraming;
 import dev.rdmafutures.soft.rdmap.Rdmap;
+import dev.rdmafutures.spi.WorkRequest;
 import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
 
 /**
  * Frames outbound DDP segments into a connection's {@link OutboundQueue} without allocating: headers in pooled
  * scratch buffers, payloads of up to {@value #INLINE_PAYLOAD} bytes copied behind them, larger payloads queued as
- * views of registered memory with a separate trailer. Messages longer than {@value #MAX_SEGMENT_PAYLOAD} bytes are
- * cut into segments. Poller thread only.
+ * views of registered memory with a separate trailer. A message is a request's segments gathered in order (its
+ * scatter-gather list) or one span of a region (a Read Response); messages longer than {@value #MAX_SEGMENT_PAYLOAD}
+ * bytes are cut into DDP segments, and one DDP segment's payload may span several views, all of which its MPA CRC
+ * covers. Poller thread only.
  */
 final class FpduWriter {
     /** The most payload one FPDU carries, so that any ULPDU fits MPA's 16-bit length. */
@@ -19,6 +23,15 @@ final class FpduWriter {
 
     private final OutboundQueue out;
     private final FpduFraming framing;
+    private final CRC32C crc = new CRC32C();
+    // The message being framed: a request's segments, or (gather == null) one span of a region.
+    private WorkRequest gather;
+    private SoftRegion span;
+    private int spanOffset;
+    private int spanLength;
+    /** The segment the next payload byte comes from, and how many of its bytes are already queued. */
+    private int index;
+    private int within;
 
     FpduWriter(OutboundQueue out, FpduFraming framing) {
         this.out = out;
@@ -35,49 +48,46 @@ final class FpduWriter {
         return out.scratch().position(FpduFraming.LENGTH_FIELD);
     }
 
-    /**
-     * Queues one FPDU: header (length field at 0 filled in here), {@code length} payload bytes of {@code payload}
-     * from {@code offset}, pad and CRC. A payload of up to {@value #INLINE_PAYLOAD} bytes is copied behind the header,
-     * so the FPDU is one buffer (a latency-bound round trip then costs one plain write); a larger one is queued as a
-     * view of the registered memory and gathered, never copied.
-     */
-    void emit(ByteBuffer head, SoftRegion payload, int offset, int length) {
-        head.putShort(0, (short) (head.position() - FpduFraming.LENGTH_FIELD + length));
-        if (length <= INLINE_PAYLOAD) {
-            if (length > 0) {
-                payload.copyTo(offset, head, length);
-            }
-            framing.finish(head, 0);
-            out.addScratch(head.flip());
-            return;
-        }
-        head.flip();
-        out.addScratch(head);
-        ByteBuffer view = out.addView(payload, offset, length);
-        ByteBuffer trailer = out.scratch();
-        framing.trailer(head, view, trailer);
-        out.addScratch(trailer.flip());
+    /** Queues an FPDU without payload (a Read Request): {@code head} as {@link #header()} gave it, filled in. */
+    void control(ByteBuffer head) {
+        emit(head, 0);
     }
 
     /**
-     * Queues a tagged message (RDMA Write, Read Response) of {@code length} bytes of {@code source} from
-     * {@code sourceOffset}, placed at {@code stag}/{@code taggedOffset} on the peer.
+     * Queues a tagged message (RDMA Write) gathering {@code source}'s segments in order, placed at {@code stag}/
+     * {@code taggedOffset} on the peer.
+     */
+    void tagged(int opcode, int stag, long taggedOffset, WorkRequest source) {
+        gather = source;
+        segments(true, opcode, stag, taggedOffset, 0, source.length());
+    }
+
+    /**
+     * Queues a tagged message (Read Response) of {@code length} bytes of {@code source} from {@code sourceOffset},
+     * placed at {@code stag}/{@code taggedOffset} on the peer. {@code source} may be null when {@code length} is 0.
      */
     void tagged(int opcode, int stag, long taggedOffset, SoftRegion source, int sourceOffset, int length) {
-        segments(true, opcode, stag, taggedOffset, 0, source, sourceOffset, length);
+        gather = null;
+        span = source;
+        spanOffset = sourceOffset;
+        spanLength = length;
+        segments(true, opcode, stag, taggedOffset, 0, length);
+        span = null;
     }
 
     /**
      * Queues a Send form ({@code opcode}) numbered {@code msn} on the Send queue, with {@code invalidate} in its
-     * reserved-for-ULP field, of {@code length} bytes of {@code source} from {@code sourceOffset}.
+     * reserved-for-ULP field, gathering {@code source}'s segments in order.
      */
-    void send(int opcode, int invalidate, int msn, SoftRegion source, int sourceOffset, int length) {
-        segments(false, opcode, invalidate, 0, msn, source, sourceOffset, length);
+    void send(int opcode, int invalidate, int msn, WorkRequest source) {
+        gather = source;
+        segments(false, opcode, invalidate, 0, msn, source.length());
     }
 
-    /** Cuts a message into FPDUs whose payloads are views of the registered memory. */
-    private void segments(boolean tagged, int opcode, int stag, long taggedOffset, int msn, SoftRegion source,
-                          int sourceOffset, int length) {
+    /** Cuts the message into FPDUs of at most {@value #MAX_SEGMENT_PAYLOAD} payload bytes. */
+    private void segments(boolean tagged, int opcode, int stag, long taggedOffset, int msn, int length) {
+        index = 0;
+        within = 0;
         int offset = 0;
         do {
             int n = Math.min(MAX_SEGMENT_PAYLOAD, length - offset);
@@ -88,8 +98,70 @@ final class FpduWriter {
             } else {
                 DdpHeader.putUntagged(head, opcode, last, stag, Rdmap.QUEUE_SEND, msn, offset);
             }
-            emit(head, source, sourceOffset + offset, n);
+            emit(head, n);
             offset += n;
         } while (offset < length);
+        gather = null;
+    }
+
+    /**
+     * Queues one FPDU: header (length field at 0 filled in here), the message's next {@code length} payload bytes,
+     * pad and CRC. A payload of up to {@value #INLINE_PAYLOAD} bytes is copied behind the header, so the FPDU is one
+     * buffer (a latency-bound round trip then costs one plain write); a larger one is queued as views of the
+     * registered memory, one per segment it spans, and gathered, never copied.
+     */
+    private void emit(ByteBuffer head, int length) {
+        head.putShort(0, (short) (head.position() - FpduFraming.LENGTH_FIELD + length));
+        if (length <= INLINE_PAYLOAD) {
+            for (int left = length; left > 0; ) {
+                int n = nextPiece(left);
+                region().copyTo(offset() + within, head, n);
+                within += n;
+                left -= n;
+            }
+            framing.finish(head, 0);
+            out.addScratch(head.flip());
+            return;
+        }
+        head.flip();
+        out.addScratch(head);
+        boolean crcOn = framing.crcEnabled();
+        if (crcOn) {
+            crc.reset();
+            FpduFraming.update(crc, head, 0, head.limit());
+        }
+        for (int left = length; left > 0; ) {
+            int n = nextPiece(left);
+            ByteBuffer view = out.addView(region(), offset() + within, n);
+            if (crcOn) {
+                FpduFraming.update(crc, view, view.position(), n);
+            }
+            within += n;
+            left -= n;
+        }
+        ByteBuffer trailer = out.scratch();
+        framing.trailer(crc, head.limit() - FpduFraming.LENGTH_FIELD + length, trailer);
+        out.addScratch(trailer.flip());
+    }
+
+    /** Moves past exhausted (or empty) segments; returns how many of {@code wanted} bytes the current one has. */
+    private int nextPiece(int wanted) {
+        while (within == segmentLength()) {
+            index++;
+            within = 0;
+        }
+        return Math.min(wanted, segmentLength() - within);
+    }
+
+    private SoftRegion region() {
+        return gather != null ? (SoftRegion) gather.region(index) : span;
+    }
+
+    private int offset() {
+        return gather != null ? gather.offset(index) : spanOffset;
+    }
+
+    private int segmentLength() {
+        return gather != null ? gather.segmentLength(index) : spanLength;
     }
 }

@@ -18,8 +18,10 @@ final class OutboundQueue {
      * of up to {@link FpduWriter#INLINE_PAYLOAD} bytes, pad and CRC; or for a trailer.
      */
     static final int SCRATCH = 128;
-    private static final int GATHER = 64;
-    private static final int MAX_POOLED_REGIONS = 64;
+    /** Buffers per gathering write: a whole FPDU of {@link SoftDevice#MAX_SGE} views, header and trailer, and more. */
+    private static final int GATHER = 2 * SoftDevice.MAX_SGE;
+    /** Regions whose idle views are kept: several operations' worth of {@link SoftDevice#MAX_SGE} regions each. */
+    private static final int MAX_POOLED_REGIONS = 4 * SoftDevice.MAX_SGE;
     private static final Object SCRATCH_OWNER = new Object();
 
     private ByteBuffer[] ring = new ByteBuffer[128];

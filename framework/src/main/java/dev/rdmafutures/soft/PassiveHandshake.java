@@ -187,6 +187,7 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
         }
         accepted = true;
         lifecycle.report(events, connectionEvents);
+        connection.receivesFrom(sharedReceiveQueue, connectionEvents);
         ReadLimits effective = negotiate(readLimits, request);
         connectionData = new ConnectionData(effective, request.privateData());
         framing = new FpduFraming(replyCrc());

@@ -5,42 +5,78 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.soft.rdmap.Rdmap;
 import dev.rdmafutures.soft.rdmap.Terminate;
+import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.WorkRequest;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
- * Where inbound payload goes: tagged segments (RDMA Writes, Read Responses) into the region their STag names, once
- * that region is valid, grants the right and covers the bytes; untagged Sends into the posted receives, in order.
- * Any violation terminates the connection before a byte moves, so nothing outside a region is ever touched. The
- * segment's {@link #target()} is a reused view of the region. Poller thread only.
+ * Where inbound payload goes: tagged segments into the region their STag names (RDMA Writes, once that region is
+ * valid, grants the right and covers the bytes) or scattered over a read's segments in order (Read Responses,
+ * which must name the read's first segment and continue where the last one ended); untagged Sends scattered over
+ * the segments of a receive, by message offset. A Send's receive is taken at its message's first segment and kept
+ * until its last: from the connection's own queue, or from a {@link SoftSharedReceiveQueue}, whose receives then
+ * report the connection they arrived on. Any violation terminates the connection before a byte moves, so nothing
+ * outside a region is ever touched. The segment's {@link #target()} is a reused view of a region. Poller thread only.
  */
 final class Placement {
     private final SoftQueuePair queuePair;
     private final RegionTable regions;
+    /** The shared receive queue Sends take their receives from, or null for {@link #receives}. */
+    private final SoftSharedReceiveQueue shared;
+    /** What a shared queue's receive reports it arrived on: the core's events of this connection. */
+    private final ConnectionEvents connectionEvents;
     private final ArrayDeque<WorkRequest> receives = new ArrayDeque<>();
+    private final RegionViews views = new RegionViews();
     private int expectedSendMsn = 1;
-    /** Where the current segment's payload goes, or null when it has none. */
+    /** The receive the current Send message fills, taken at its first segment; null between messages. */
+    private WorkRequest receive;
+    /** The piece of a region the current segment's payload goes to next, or null. */
     private ByteBuffer target;
-    /** The region the last payload was placed into, and a view of it to reuse. */
-    private SoftRegion targetRegion;
-    private ByteBuffer targetView;
+    /** The request the current segment is scattered over (null for an RDMA Write), where, and what is left. */
+    private WorkRequest scatter;
+    private int scatterIndex;
+    private int scatterWithin;
+    private int untargeted;
     /** The region the last inbound STag named: lookups of the same STag skip the device's table. */
     private SoftRegion lastLookup;
 
-    Placement(SoftQueuePair queuePair, RegionTable regions) {
+    Placement(SoftQueuePair queuePair, RegionTable regions, SoftSharedReceiveQueue shared,
+              ConnectionEvents connectionEvents) {
         this.queuePair = queuePair;
         this.regions = regions;
+        this.shared = shared;
+        this.connectionEvents = connectionEvents;
     }
 
-    /** Where the current segment's payload goes, positioned at its first byte; null when it has none. */
+    /**
+     * Where the current segment's next payload bytes go: a view positioned at the first of them, with room for at
+     * least one while payload remains; null when the segment has no (more) payload.
+     */
     ByteBuffer target() {
+        if (target != null && target.hasRemaining()) {
+            return target;
+        }
+        if (untargeted == 0) {
+            return null;
+        }
+        WorkRequest r = scatter;
+        while (scatterWithin == r.segmentLength(scatterIndex)) { // past full and empty segments
+            scatterIndex++;
+            scatterWithin = 0;
+        }
+        int n = Math.min(untargeted, r.segmentLength(scatterIndex) - scatterWithin);
+        target = views.of((SoftRegion) r.region(scatterIndex), r.offset(scatterIndex) + scatterWithin, n);
+        scatterWithin += n;
+        untargeted -= n;
         return target;
     }
 
     /** The current segment is done: its payload goes nowhere more. */
     void segmentDone() {
         target = null;
+        scatter = null;
+        untargeted = 0;
     }
 
     /** Places an RDMA Write segment; false if it terminated the connection. */
@@ -55,30 +91,45 @@ final class Placement {
             return queuePair.terminate(refusal, String.format("RDMA Write to STag %08x [%d, +%d]", stag,
                     taggedOffset, length));
         }
-        placeInto(region, (int) taggedOffset, length);
+        target = views.of(region, (int) taggedOffset, length);
         return true;
     }
 
-    /** Places a segment of {@code read}'s Read Response; false if it terminated the connection. */
-    boolean placeReadResponse(WorkRequest read, int stag, long taggedOffset, int length) {
-        if (stag != read.region(0).token()) {
-            return queuePair.terminate(Terminate.INVALID_STAG, "Read Response to the wrong sink STag");
+    /**
+     * Places a segment of {@code read}'s Read Response, {@code placed} of whose bytes arrived before; false if it
+     * terminated the connection. The response must name the sink the Read Request named, the first segment (STag 0
+     * at 0 for a read without segments), at the offset where the bytes placed so far end.
+     */
+    boolean placeReadResponse(WorkRequest read, int placed, int stag, long taggedOffset, int length) {
+        boolean empty = read.segmentCount() == 0;
+        int sinkStag = empty ? 0 : read.region(0).token();
+        long expectedOffset = (empty ? 0L : read.offset(0)) + placed;
+        if (stag != sinkStag) {
+            return queuePair.terminate(Terminate.INVALID_STAG, String.format(
+                    "Read Response to STag %08x; the read's sink is %08x", stag, sinkStag));
         }
-        long end = (long) read.offset(0) + read.length();
-        if (taggedOffset < read.offset(0) || taggedOffset > end - length) {
-            return queuePair.terminate(Terminate.BASE_OR_BOUNDS, "Read Response outside the read's sink buffer");
+        if (taggedOffset != expectedOffset || length > read.length() - placed) {
+            return queuePair.terminate(Terminate.BASE_OR_BOUNDS, "Read Response of " + length + " bytes at "
+                    + taggedOffset + "; the read of " + read.length() + " bytes continues at " + expectedOffset);
         }
-        placeInto((SoftRegion) read.region(0), (int) taggedOffset, length);
+        scatterInto(read, placed, length);
         return true;
     }
 
-    /** Posts a receive buffer for a Send. */
+    /** Posts a receive buffer for a Send (a connection without a shared receive queue). */
     void post(WorkRequest receive) {
         receives.add(receive);
     }
 
-    boolean hasReceive() {
-        return !receives.isEmpty();
+    /**
+     * Makes sure the current Send message has its receive: kept from its first segment, else the oldest posted one
+     * is taken now. False when none is posted; a shared queue then wakes this connection when one is.
+     */
+    boolean takeReceive() {
+        if (receive == null) {
+            receive = shared != null ? shared.take(queuePair) : receives.poll();
+        }
+        return receive != null;
     }
 
     /** Checks a Send segment's queue and MSN; false if it terminated the connection. */
@@ -93,18 +144,19 @@ final class Placement {
     }
 
     /**
-     * Places a Send segment of {@code length} bytes at {@code messageOffset} into the oldest receive; a message
-     * that does not fit fails the receive and terminates the connection (false).
+     * Places a Send segment of {@code length} bytes at {@code messageOffset} into the receive {@link #takeReceive}
+     * secured; a message that does not fit fails the receive and terminates the connection (false).
      */
     boolean placeSend(int messageOffset, int length) {
-        WorkRequest rx = receives.peek();
+        WorkRequest rx = receive;
         if (messageOffset < 0 || (long) messageOffset + length > rx.length()) {
-            receives.poll().completion().failed(new RdmaException(Status.BUFFER_OVERFLOW, "a Send of at least "
-                    + (messageOffset + length) + " bytes does not fit the posted receive of " + rx.length()));
-            return queuePair.terminate(Terminate.MESSAGE_TOO_LONG, "Send of at least " + (messageOffset + length)
-                    + " bytes into a receive of " + rx.length());
+            receive = null;
+            rx.completion().failed(new RdmaException(Status.BUFFER_OVERFLOW, "a Send of at least "
+                    + ((long) messageOffset + length) + " bytes does not fit the posted receive of " + rx.length()));
+            return queuePair.terminate(Terminate.MESSAGE_TOO_LONG, "Send of at least "
+                    + ((long) messageOffset + length) + " bytes into a receive of " + rx.length());
         }
-        placeInto((SoftRegion) rx.region(0), rx.offset(0) + messageOffset, length);
+        scatterInto(rx, messageOffset, length);
         return true;
     }
 
@@ -113,9 +165,11 @@ final class Placement {
      * {@code invalidateStag} for the Send-with-Invalidate forms ({@code opcode}).
      */
     void sendDone(int opcode, int bytes, int invalidateStag) {
-        WorkRequest rx = receives.poll();
+        WorkRequest rx = receive;
+        receive = null;
         expectedSendMsn++;
         if (!Rdmap.invalidates(opcode)) {
+            arrived(rx);
             rx.completion().completed(bytes);
             return;
         }
@@ -127,7 +181,15 @@ final class Placement {
             return;
         }
         region.invalidate();
+        arrived(rx);
         rx.completion().completedWithInvalidate(bytes, invalidateStag);
+    }
+
+    /** A shared queue's receive tells the core which connection it arrived on, right before its outcome. */
+    private void arrived(WorkRequest rx) {
+        if (shared != null) {
+            rx.completion().arrivedOn(connectionEvents);
+        }
     }
 
     /** The valid region with {@code token}, or null; repeated lookups of one STag skip the device's table. */
@@ -154,24 +216,42 @@ final class Placement {
         return null;
     }
 
-    /** Targets {@code length} bytes of {@code region} from {@code offset}; nothing when {@code length} is 0. */
-    private void placeInto(SoftRegion region, int offset, int length) {
+    /** Targets {@code length} bytes of {@code r}'s segments from byte {@code at} of them (checked to fit). */
+    private void scatterInto(WorkRequest r, int at, int length) {
+        target = null;
+        untargeted = length;
         if (length == 0) {
-            target = null;
+            scatter = null;
             return;
         }
-        if (region != targetRegion) {
-            targetRegion = region;
-            targetView = region.bytes();
+        int i = 0;
+        while (at >= r.segmentLength(i)) { // at < r.length(): some segment holds it
+            at -= r.segmentLength(i);
+            i++;
         }
-        target = targetView.clear().position(offset).limit(offset + length);
+        scatter = r;
+        scatterIndex = i;
+        scatterWithin = at;
     }
 
-    /** Ends placement: every posted receive fails with {@code canceled}. */
-    void flush(RdmaException canceled) {
+    /**
+     * Ends placement: a receive taken by a Send that could not finish fails with {@code midMessage} (what ended the
+     * connection), the receives posted to this connection with {@code canceled}. A shared queue keeps its posted
+     * receives (they belong to it) and stops waking this connection.
+     */
+    void flush(RdmaException midMessage, RdmaException canceled) {
+        WorkRequest rx = receive;
+        receive = null;
+        segmentDone();
+        if (rx != null) {
+            rx.completion().failed(midMessage != null ? midMessage : canceled);
+        }
         for (WorkRequest r : receives) {
             r.completion().failed(canceled);
         }
         receives.clear();
+        if (shared != null) {
+            shared.forget(queuePair);
+        }
     }
 }

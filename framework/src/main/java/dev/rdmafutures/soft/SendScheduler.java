@@ -14,7 +14,9 @@ import java.util.List;
 /**
  * A queue pair's send queue: requests leave in post order; a read waits while the negotiated outbound limit (ORD)
  * is used up or, with READ_FENCE, until earlier reads are done; DEFER holds requests until one without it is
- * posted. Writes and sends complete once the transport took their last byte, reads when their response is placed;
+ * posted. Writes and sends gather their segments in order; a read names its first segment as the sink (siw does the
+ * same) and its response is scattered over all of them; LOCAL_INVALIDATE invalidates the first segment's region.
+ * Writes and sends complete once the transport took their last byte, reads when their response is placed;
  * completions are delivered in post order, SILENT_SUCCESS ones only with the next signalled one. The tracking of
  * each request is pooled, so a steady send queue allocates nothing. Poller thread only.
  */
@@ -85,29 +87,28 @@ final class SendScheduler {
             releasable--;
             Tracked t = idleTracked.isEmpty() ? new Tracked() : idleTracked.poll();
             inFlight.add(t.reset(r));
-            SoftRegion local = (SoftRegion) r.region(0);
             switch (r.kind()) {
                 case READ -> {
+                    // As siw does: the sink is the first segment; the response is scattered over all of them.
+                    boolean empty = r.segmentCount() == 0;
                     ByteBuffer head = writer.header();
                     DdpHeader.putUntagged(head, Rdmap.READ_REQUEST, true, 0, Rdmap.QUEUE_READ_REQUEST,
                             nextReadMsn++, 0);
-                    head.putInt(local.token()).putLong(r.offset(0)).putInt(r.length())
+                    head.putInt(empty ? 0 : r.region(0).token()).putLong(empty ? 0 : r.offset(0)).putInt(r.length())
                             .putInt(r.remoteToken()).putLong(r.remoteAddress());
-                    writer.emit(head, null, 0, 0);
+                    writer.control(head);
                     readsOutstanding.add(t);
                 }
                 case WRITE -> {
-                    writer.tagged(Rdmap.RDMA_WRITE, r.remoteToken(), r.remoteAddress(), local, r.offset(0),
-                            r.length());
+                    writer.tagged(Rdmap.RDMA_WRITE, r.remoteToken(), r.remoteAddress(), r);
                     t.flushMark = writer.enqueuedBytes();
                 }
                 case SEND_INVALIDATE -> {
-                    writer.send(Rdmap.SEND_INVALIDATE, r.remoteToken(), nextSendMsn++, local, r.offset(0),
-                            r.length());
+                    writer.send(Rdmap.SEND_INVALIDATE, r.remoteToken(), nextSendMsn++, r);
                     t.flushMark = writer.enqueuedBytes();
                 }
                 default -> {
-                    writer.send(Rdmap.SEND, 0, nextSendMsn++, local, r.offset(0), r.length());
+                    writer.send(Rdmap.SEND, 0, nextSendMsn++, r);
                     t.flushMark = writer.enqueuedBytes();
                 }
             }
@@ -118,6 +119,11 @@ final class SendScheduler {
     WorkRequest oldestRead() {
         Tracked read = readsOutstanding.peek();
         return read == null ? null : read.request;
+    }
+
+    /** How many bytes of the oldest read's response were placed so far. */
+    int oldestReadPlaced() {
+        return readsOutstanding.peek().received;
     }
 
     /**
@@ -137,7 +143,7 @@ final class SendScheduler {
             return;
         }
         read.done = true;
-        if (read.request.has(WorkRequest.LOCAL_INVALIDATE)) {
+        if (read.request.has(WorkRequest.LOCAL_INVALIDATE) && read.request.segmentCount() > 0) {
             read.request.region(0).invalidate();
         }
         onFlushed(transport.outbound().flushedBytes());

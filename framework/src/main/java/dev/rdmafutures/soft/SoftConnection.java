@@ -6,9 +6,11 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.soft.mpa.FpduFraming;
 import dev.rdmafutures.soft.mpa.MpaProtocolException;
+import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.ConnectionLifecycle;
 import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConnection;
+import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.WorkRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,6 +37,10 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     private SoftQueuePair queuePair;
     private InetSocketAddress localAddress;
     private InetSocketAddress remoteAddress;
+    /** The shared receive queue the queue pair will take receives from, or null for its own. */
+    private SoftSharedReceiveQueue sharedReceives;
+    /** The core's events of this connection: a shared queue's receives report them as where they arrived. */
+    private ConnectionEvents connectionEvents;
     /** Inside {@link #drainInbound}: its loop hands the bytes after the current message on. */
     private boolean draining;
 
@@ -42,6 +48,15 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         this.loop = loop;
         this.transport = new MpaTransport(loop, channel, this);
         this.lifecycle = lifecycle;
+    }
+
+    /**
+     * Where the established queue pair's receives will come from: {@code queue} (a {@link SoftSharedReceiveQueue},
+     * or null for its own queue), reporting {@code events} as the connection they arrived on.
+     */
+    void receivesFrom(ProviderSharedReceiveQueue queue, ConnectionEvents events) {
+        this.sharedReceives = (SoftSharedReceiveQueue) queue;
+        this.connectionEvents = events;
     }
 
     /** Hands establishment to {@code mpa}: it is told of socket events until the lifecycle leaves establishing. */
@@ -215,7 +230,7 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         transport.disarm();
         SoftDevice device = loop.device();
         queuePair = new SoftQueuePair(this, device.regions(), framing, data.readLimits(),
-                device.config().handshakeTimeout());
+                device.config().handshakeTimeout(), sharedReceives, connectionEvents);
         transport.attach(queuePair);
         loop.readDirectly(this);
         lifecycle.established(this, data);
@@ -261,7 +276,7 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         if (!lifecycle.isEstablished()) {
             return;
         }
-        queuePair.flushAll(null);
+        queuePair.flushAll();
         transport.dropUnsent();
         lifecycle.disconnecting();
         transport.shutdownAfterFlush(null, () -> endConnection(DisconnectReason.LOCAL_DISCONNECT));
@@ -288,7 +303,7 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
 
     private void reportEnd(DisconnectReason reason) {
         if (queuePair != null) {
-            queuePair.flushAll(null);
+            queuePair.flushAll();
         }
         lifecycle.ended(reason);
     }

@@ -12,6 +12,7 @@ import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
+import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.SharedAddress;
 import dev.rdmafutures.spi.SharedPorts;
@@ -27,7 +28,11 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The soft provider opened for one runtime: adapter limits, options, and the event loops of its pollers. */
+/**
+ * The soft provider opened for one runtime: adapter limits, options, the event loops of its pollers, and shared
+ * receive queues. Its {@link AdapterInfo}: queues up to {@value #MAX_QUEUE_DEPTH} deep (shared receive queues
+ * too), up to {@value #MAX_SGE} segments per operation and per receive, read limits up to {@value #MAX_READ_LIMIT}.
+ */
 final class SoftDevice implements ProviderDevice {
     /** siw's per-QP maxima (SIW_MAX_IRD_QP / SIW_MAX_ORD_QP), so that both ends offer alike. */
     static final int MAX_READ_LIMIT = 128;
@@ -36,6 +41,12 @@ final class SoftDevice implements ProviderDevice {
      * still a bound on what one connection holds under a fast poster.
      */
     static final int MAX_QUEUE_DEPTH = 16384;
+    /**
+     * The most segments one soft operation or receive may carry: generous (NDK adapters report a few dozen), as
+     * gathering and scattering cost soft only a view of registered memory per segment, and still a bound on the work
+     * one request makes for the writer and the placement.
+     */
+    static final int MAX_SGE = 64;
     static final String OPTION_CRC = "soft.crc";
 
     private final ProviderConfig config;
@@ -56,7 +67,8 @@ final class SoftDevice implements ProviderDevice {
                 .transport(AdapterInfo.Transport.IWARP)
                 .maxReadLimits(MAX_READ_LIMIT, MAX_READ_LIMIT)
                 .maxQueueDepths(MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH)
-                .maxSge(1, 1)
+                .maxSge(MAX_SGE, MAX_SGE)
+                .maxSharedReceiveQueueDepth(MAX_QUEUE_DEPTH)
                 .maxPrivateData(pd, pd, pd)
                 .readLocalInvalidateSupported(true)
                 .build();
@@ -158,9 +170,14 @@ final class SoftDevice implements ProviderDevice {
     }
 
     @Override
+    public ProviderWindow allocateWindow() {
+        throw new RdmaException(Status.NOT_SUPPORTED, "memory windows are not implemented yet");
+    }
+
+    @Override
     public ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge,
                                                                SharedReceiveQueueEvents events) {
-        throw new RdmaException(Status.NOT_SUPPORTED, "shared receive queues are not implemented yet");
+        return new SoftSharedReceiveQueue(depth, events);
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.soft.mpa.FpduFraming;
 import dev.rdmafutures.soft.rdmap.Terminate;
+import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.WorkRequest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * stream), {@link Placement} (inbound payload and the receive queue) and the {@link ReadResponder} (the peer's
  * reads). Any violation the roles find sends a Terminate and ends the connection; a Terminate from the peer fails
  * the oldest unfinished request with what it says. Its queues need no sizing: the core never has more requests
- * outstanding than the connection's queue depths, so each holds at most that many. Confined to the poller thread.
+ * outstanding than the connection's queue depths, so each holds at most that many. Its receives come from its own
+ * queue or from a {@link SoftSharedReceiveQueue}. Confined to the poller thread, but {@link #sharedReceivePosted}.
  */
 final class SoftQueuePair {
     private static final Logger LOG = LoggerFactory.getLogger(SoftQueuePair.class);
@@ -30,15 +32,17 @@ final class SoftQueuePair {
     private final SendScheduler scheduler;
     private final ReadResponder responder;
     private final FpduDecoder decoder;
+    /** Resumes a Send held for a receive once its shared receive queue has one: run on our poller. */
+    private final Runnable resumeHeldSend = this::resumeHeldSend;
     private boolean ended;
 
     SoftQueuePair(SoftConnection connection, RegionTable regions, FpduFraming framing, ReadLimits limits,
-                  Duration receiveWait) {
+                  Duration receiveWait, SoftSharedReceiveQueue sharedReceives, ConnectionEvents events) {
         this.connection = connection;
         this.transport = connection.transport();
         this.framing = framing;
         FpduWriter writer = new FpduWriter(transport.outbound(), framing);
-        this.placement = new Placement(this, regions);
+        this.placement = new Placement(this, regions, sharedReceives, events);
         this.scheduler = new SendScheduler(this, transport, writer, limits.outbound());
         this.responder = new ReadResponder(this, placement, writer, limits.inbound());
         this.decoder = new FpduDecoder(this, connection, framing, placement, responder, scheduler, receiveWait);
@@ -59,7 +63,19 @@ final class SoftQueuePair {
             return;
         }
         placement.post(request);
-        if (decoder.isHeld() && decoder.resume()) {
+        resumeHeldSend();
+    }
+
+    /**
+     * A receive was posted to the shared receive queue this queue pair takes from while a Send of ours waited for
+     * one: the Send is resumed on our poller (if another connection took the receive first, it waits on). Any thread.
+     */
+    void sharedReceivePosted() {
+        connection.poller().execute(resumeHeldSend);
+    }
+
+    private void resumeHeldSend() {
+        if (!ended && decoder.resume()) {
             onReadable();
         }
     }
@@ -92,7 +108,8 @@ final class SoftQueuePair {
         }
         LOG.warn("terminating connection {} -> {}: {} ({})", connection.localAddress(), connection.remoteAddress(),
                 reason, detail);
-        flushAll(null);
+        flush(null, new RdmaException(reason.status(), "the connection was terminated (" + reason + ": " + detail
+                + ") before the Send filling this receive was complete"));
         connection.terminate(framing.frame(reason.message()));
         return false;
     }
@@ -100,19 +117,27 @@ final class SoftQueuePair {
     /** The peer terminated: the oldest unfinished request fails with what the Terminate says, the rest CANCELED. */
     void onTerminateReceived(Terminate received) {
         LOG.warn("peer {} terminated the connection: {}", connection.remoteAddress(), received);
-        flushAll(new RdmaException(received.status(), "the peer terminated the connection: " + received));
+        RdmaException culprit = new RdmaException(received.status(), "the peer terminated the connection: "
+                + received);
+        flush(culprit, culprit);
         connection.onPeerTerminated();
     }
 
+    /** Ends the data path: finished requests complete in order, everything else fails with CANCELED. Idempotent. */
+    void flushAll() {
+        flush(null, null);
+    }
+
     /**
-     * Ends the data path: finished requests complete in order, the first unfinished one fails with
-     * {@code culprit} (if any), everything else with CANCELED. Idempotent.
+     * Ends the data path: finished requests complete in order, the first unfinished send-queue request fails with
+     * {@code culprit} (if any), a receive that a Send took and could not finish with {@code midMessage} (if any),
+     * everything else with CANCELED; a shared receive queue keeps its receives. Idempotent.
      */
-    void flushAll(RdmaException culprit) {
+    private void flush(RdmaException culprit, RdmaException midMessage) {
         ended = true;
         decoder.stop();
         RdmaException canceled = new RdmaException(Status.CANCELED, "the connection ended");
         scheduler.flush(culprit, canceled);
-        placement.flush(canceled);
+        placement.flush(midMessage, canceled);
     }
 }

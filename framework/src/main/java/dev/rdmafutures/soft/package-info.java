@@ -5,8 +5,10 @@
  *
  * <p>A connection ({@code SoftConnection}) runs over an {@code MpaTransport}; its MPA exchange is an
  * {@code ActiveHandshake} or a {@code PassiveHandshake}, and once it is established its {@code SoftQueuePair}
- * combines a {@code SendScheduler}, an {@code FpduDecoder}, {@code Placement} and a {@code ReadResponder}. Wire
- * formats live in {@code mpa}, {@code ddp} and {@code rdmap}.
+ * combines a {@code SendScheduler}, an {@code FpduDecoder}, {@code Placement} and a {@code ReadResponder}; its
+ * receives come from its own queue or from a {@code SoftSharedReceiveQueue} shared with other connections. Operations
+ * gather and scatter up to 64 segments without copying them. Wire formats live in {@code mpa}, {@code ddp} and
+ * {@code rdmap}.
  *
  * <p>Options ({@code RdmaRuntime.Builder#providerOption}): {@code soft.crc} = {@code true} (default) to ask for
  * MPA CRC32c, {@code false} to leave it to the peer.

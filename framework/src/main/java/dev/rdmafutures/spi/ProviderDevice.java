@@ -44,6 +44,14 @@ public interface ProviderDevice extends AutoCloseable {
      */
     ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge, SharedReceiveQueueEvents events);
 
+    /**
+     * Allocates an unbound memory window, on the caller's thread; only called where
+     * {@link AdapterInfo#isMemoryWindowSupported()} is true.
+     *
+     * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when the device has no window left
+     */
+    ProviderWindow allocateWindow();
+
     /** Releases device-wide resources; called after every event loop is closed. */
     @Override
     void close();

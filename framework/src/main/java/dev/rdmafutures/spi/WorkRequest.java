@@ -21,7 +21,15 @@ public interface WorkRequest {
         /** Send from local, invalidating the peer's region {@code remoteToken}. */
         SEND_INVALIDATE,
         /** A posted receive buffer. */
-        RECEIVE
+        RECEIVE,
+        /**
+         * Binds {@link #window()} over segment 0 (region, offset, length) with the rights in {@link #flags()}
+         * ({@link #BIND_REMOTE_READ}, {@link #BIND_REMOTE_WRITE}); completes with 0 bytes once the window's new
+         * token is in force. An initiator-queue request, ordered with the others.
+         */
+        BIND_WINDOW,
+        /** Revokes {@link #window()}'s token; an initiator-queue request; completes with 0 bytes. */
+        INVALIDATE_WINDOW
     }
 
     /** No completion of its own on success; completes with the next signalled one. */
@@ -32,6 +40,10 @@ public interface WorkRequest {
     int LOCAL_INVALIDATE = 4;
     /** May be held until the next request without this flag. */
     int DEFER = 8;
+    /** BIND_WINDOW: the peer may read through the window. */
+    int BIND_REMOTE_READ = 16;
+    /** BIND_WINDOW: the peer may write through the window. */
+    int BIND_REMOTE_WRITE = 32;
 
     /** What to do. */
     Kind kind();
@@ -61,7 +73,8 @@ public interface WorkRequest {
     int remoteToken();
 
     /**
-     * The flag bits: {@link #SILENT_SUCCESS}, {@link #READ_FENCE}, {@link #LOCAL_INVALIDATE}, {@link #DEFER}.
+     * The flag bits: {@link #SILENT_SUCCESS}, {@link #READ_FENCE}, {@link #LOCAL_INVALIDATE}, {@link #DEFER}, and
+     * for BIND_WINDOW {@link #BIND_REMOTE_READ} and {@link #BIND_REMOTE_WRITE}.
      */
     int flags();
 
@@ -69,6 +82,9 @@ public interface WorkRequest {
     default boolean has(int flag) {
         return (flags() & flag) != 0;
     }
+
+    /** The window of a BIND_WINDOW or INVALIDATE_WINDOW request; null for the other kinds. */
+    ProviderWindow window();
 
     /** Where the outcome goes: exactly one call, on the poller thread. */
     WorkCompletion completion();

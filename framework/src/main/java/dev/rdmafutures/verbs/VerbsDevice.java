@@ -25,6 +25,7 @@ import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
+import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.SharedAddress;
 import dev.rdmafutures.spi.SharedPorts;
@@ -277,6 +278,11 @@ final class VerbsDevice implements ProviderDevice {
             destroyQuietly(channel);
             throw VerbsErrors.of(e, VerbsErrors.ephemeralOnLocalAddress(address), "shared endpoint on " + address);
         }
+    }
+
+    @Override
+    public ProviderWindow allocateWindow() {
+        throw new RdmaException(Status.NOT_SUPPORTED, "memory windows are not implemented yet");
     }
 
     @Override

@@ -37,7 +37,7 @@ class FpduFramingTest {
     }
 
     @Test
-    void anFpduFinishedInPlaceEqualsOneWhosePayloadIsGatheredFromRegisteredMemory() {
+    void anFpduFinishedInPlaceEqualsOneWhosePayloadIsGatheredFromSeveralViews() {
         for (boolean crc : new boolean[] {true, false}) {
             FpduFraming framing = new FpduFraming(crc);
             for (int payloadLength = 0; payloadLength < 9; payloadLength++) { // every pad, 0 to 3
@@ -48,10 +48,17 @@ class FpduFramingTest {
                 for (int i = 0; i < payloadLength; i++) {
                     payload.put(i, (byte) (31 * i + 7));
                 }
+                // The payload as two views, as a gathering writer queues a DDP segment spanning two segments.
+                ByteBuffer first = payload.duplicate().limit(payloadLength / 3);
+                ByteBuffer second = payload.duplicate().position(payloadLength / 3);
+                CRC32C covered = new CRC32C();
+                for (ByteBuffer b : new ByteBuffer[] {head, first, second}) {
+                    FpduFraming.update(covered, b, b.position(), b.remaining());
+                }
                 ByteBuffer trailer = ByteBuffer.allocate(7);
-                framing.trailer(head, payload, trailer);
-                ByteBuffer gathered = ByteBuffer.allocate(64).put(head.duplicate()).put(payload.duplicate())
-                        .put(trailer.flip()).flip();
+                framing.trailer(covered, 14 + payloadLength, trailer);
+                ByteBuffer gathered = ByteBuffer.allocate(64).put(head.duplicate()).put(first.duplicate())
+                        .put(second.duplicate()).put(trailer.flip()).flip();
 
                 ByteBuffer inPlace = ByteBuffer.allocate(64).put(10, head.duplicate(), 0, head.remaining())
                         .position(10 + head.remaining()).put(payload.duplicate());

@@ -64,12 +64,12 @@ public final class FpduFraming {
     }
 
     /**
-     * Writes the pad and CRC that end an FPDU whose bytes, length field first, are {@code head} followed by
-     * {@code payload} (either may be empty) into {@code into}; neither buffer is moved. This lets a sender gather
-     * header, payload straight from registered memory, and trailer into one write without copying the payload.
+     * Writes the pad and CRC that end an FPDU with a ULPDU of {@code ulpduLength} bytes into {@code into}.
+     * {@code covered} holds the CRC32c of the FPDU's bytes so far, length field first (ignored without CRC). This lets
+     * a sender gather header, payload views straight from registered memory (any number of them) and trailer into
+     * one write without copying the payload.
      */
-    public void trailer(ByteBuffer head, ByteBuffer payload, ByteBuffer into) {
-        int ulpduLength = head.remaining() - LENGTH_FIELD + (payload == null ? 0 : payload.remaining());
+    public void trailer(CRC32C covered, int ulpduLength, ByteBuffer into) {
         int pad = padFor(ulpduLength);
         int start = into.position();
         for (int i = 0; i < pad; i++) {
@@ -77,13 +77,8 @@ public final class FpduFraming {
         }
         int value = 0;
         if (crcEnabled) {
-            crc.reset();
-            update(crc, head, head.position(), head.remaining());
-            if (payload != null) {
-                update(crc, payload, payload.position(), payload.remaining());
-            }
-            update(crc, into, start, pad);
-            value = wireValue(crc);
+            update(covered, into, start, pad);
+            value = wireValue(covered);
         }
         into.putInt(value);
     }

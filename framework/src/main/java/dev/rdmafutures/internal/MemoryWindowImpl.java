@@ -1,0 +1,73 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.MemoryWindow;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.ProviderWindow;
+
+/** The API face of a provider's memory window; remembers the span of its last binding for {@link #remote()}. */
+final class MemoryWindowImpl implements MemoryWindow {
+    private final RuntimeOwner owner;
+    private final ProviderWindow window;
+    private volatile RemoteBuffer bound;
+    private volatile boolean closed;
+
+    MemoryWindowImpl(RuntimeOwner owner, ProviderWindow window) {
+        this.owner = owner;
+        this.window = window;
+    }
+
+    ProviderWindow provider() {
+        return window;
+    }
+
+    boolean belongsTo(RuntimeOwner runtime) {
+        return owner == runtime;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** A bind of {@code length} bytes succeeded: what the peer addresses now. */
+    RemoteBuffer boundTo(int length) {
+        RemoteBuffer remote = new RemoteBuffer(window.remoteBase(), length, window.token());
+        bound = remote;
+        return remote;
+    }
+
+    @Override
+    public boolean isBound() {
+        return !closed && window.isBound();
+    }
+
+    @Override
+    public int token() {
+        return window.token();
+    }
+
+    @Override
+    public RemoteBuffer remote() {
+        RemoteBuffer remote = bound;
+        if (remote == null || !isBound()) {
+            throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " is not bound");
+        }
+        return remote;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        window.close();
+        owner.untrack(this);
+    }
+
+    @Override
+    public String toString() {
+        return String.format("MemoryWindow[token %08x%s]", window.token(), isBound() ? ", bound" : "");
+    }
+}

@@ -1,0 +1,161 @@
+package dev.rdmafutures.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.Completion;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.MemoryWindow;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Memory windows (NDK's {@code NdkCreateMw}, {@code NdkBind}, {@code NdkInvalidate}): a token of its own over part
+ * of a region with narrower rights, reachable only through the connection it was bound on, revoked locally or by
+ * the peer's Send with Invalidate, a new token on every bind. Where the adapter binds none, every call says
+ * NOT_SUPPORTED.
+ */
+public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSupport {
+    private static final Access[] ALL = {Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE};
+
+    private MemoryRegion register(RdmaRuntime runtime, int size, Access... access) {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(size);
+        for (int i = 0; i < size; i++) {
+            buffer.put(i, (byte) (i * 7 + 3));
+        }
+        return closeLater(runtime.register(buffer, access));
+    }
+
+    private void requireWindows() {
+        assumeTrue(server.adapterInfo().isMemoryWindowSupported(),
+                "the adapter binds no memory windows (AdapterInfo.isMemoryWindowSupported)");
+    }
+
+    /** An access by the peer that the window refuses: the operation fails and, as iWARP and verbs do, the connection ends. */
+    private static void assertRefused(CompletableFuture<Completion> access) {
+        RdmaException error = awaitAnyFailure(access);
+        assertThat(error.status()).isIn(Status.ACCESS_VIOLATION, Status.REMOTE_RESOURCES);
+    }
+
+    @Test
+    void everyWindowCallSaysNotSupportedWhereTheAdapterHasNone() {
+        assumeTrue(!server.adapterInfo().isMemoryWindowSupported(), "the adapter binds memory windows");
+        assertStatus(Status.NOT_SUPPORTED, server::allocateMemoryWindow);
+    }
+
+    @Test
+    void aWindowGivesItsOwnTokenOverPartOfARegionWithNarrowerRights() {
+        requireWindows();
+        Pair pair = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        assertThat(window.isBound()).isFalse();
+        assertStatus(Status.INVALID_DEVICE_STATE, window::remote);
+        RemoteBuffer remote = await(pair.server().bind(window, region, 1000, 500, Access.REMOTE_READ));
+        assertThat(window.isBound()).isTrue();
+        assertThat(remote.length()).isEqualTo(500);
+        assertThat(remote.token()).isEqualTo(window.token()).isNotEqualTo(region.token());
+        assertThat(window.remote()).isEqualTo(remote);
+        MemoryRegion sink = register(client, 500, ALL);
+        assertThat(await(pair.client().read(sink, 0, remote, 0, 500)).bytes()).isEqualTo(500);
+        for (int i = 0; i < 500; i++) {
+            assertThat(sink.buffer().get(i)).isEqualTo(region.buffer().get(1000 + i));
+        }
+        // The window's rights are narrower than the region's: a write through it is refused.
+        assertRefused(pair.client().write(sink, 0, remote, 0, 8));
+        assertThat(region.buffer().get(1000)).isEqualTo((byte) (1000 * 7 + 3));
+    }
+
+    @Test
+    void bytesBeyondTheBoundSpanAreRefused() {
+        requireWindows();
+        Pair pair = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        RemoteBuffer remote = await(pair.server().bind(window, region, 64, 128, Access.REMOTE_READ,
+                Access.REMOTE_WRITE));
+        MemoryRegion sink = register(client, 256, ALL);
+        RemoteBuffer claimed = new RemoteBuffer(remote.address(), 4096, remote.token());
+        assertRefused(pair.client().read(sink, 0, claimed, 120, 16));
+    }
+
+    @Test
+    void invalidatingRevokesTheTokenAndABindAgainGivesANewOne() {
+        requireWindows();
+        Pair pair = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        RemoteBuffer first = await(pair.server().bind(window, region, 0, 256, Access.REMOTE_WRITE));
+        MemoryRegion source = register(client, 256, ALL);
+        await(pair.client().write(source, 0, first, 0, 256));
+        await(pair.server().invalidate(window));
+        assertThat(window.isBound()).isFalse();
+        RemoteBuffer second = await(pair.server().bind(window, region, 256, 256, Access.REMOTE_WRITE));
+        assertThat(second.token()).isNotEqualTo(first.token());
+        await(pair.client().write(source, 0, second, 0, 256));
+        assertRefused(pair.client().write(source, 0, first, 0, 16));
+    }
+
+    @Test
+    void thePeersSendWithInvalidateRevokesTheWindow() {
+        requireWindows();
+        assumeTrue(client.adapterInfo().isRemoteInvalidateSupported(),
+                "the adapter sends no Send with Invalidate (AdapterInfo.isRemoteInvalidateSupported)");
+        Pair pair = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        RemoteBuffer remote = await(pair.server().bind(window, region, 0, 64, Access.REMOTE_READ));
+        MemoryRegion inbox = register(server, 64, ALL);
+        CompletableFuture<Completion> received = pair.server().receive(inbox, 0, 64);
+        MemoryRegion message = register(client, 16, ALL);
+        await(pair.client().sendAndInvalidate(message, 0, 16, remote.token()));
+        Completion done = await(received);
+        assertThat(done.invalidatedToken()).hasValue(remote.token());
+        assertThat(window.isBound()).isFalse();
+        assertThat(region.isValid()).isTrue();
+        assertRefused(pair.client().read(message, 0, remote, 0, 16));
+    }
+
+    @Test
+    void aWindowIsReachableOnlyThroughTheConnectionItWasBoundOn() {
+        requireWindows();
+        Pair bound = connectPair(listen());
+        Pair other = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        RemoteBuffer remote = await(bound.server().bind(window, region, 0, 64, Access.REMOTE_READ));
+        MemoryRegion sink = register(client, 64, ALL);
+        await(bound.client().read(sink, 0, remote, 0, 64));
+        assertRefused(other.client().read(sink, 0, remote, 0, 64));
+    }
+
+    @Test
+    void badBindsAreRefusedAtOnceWithNothingPosted() {
+        requireWindows();
+        Pair pair = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryRegion readOnly = register(server, 4096, Access.REMOTE_READ);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        int slots = pair.server().availableInitiatorSlots();
+        awaitFailure(pair.server().bind(window, region, 0, 64), Status.INVALID_PARAMETER);
+        awaitFailure(pair.server().bind(window, region, 0, 64, Access.LOCAL_WRITE), Status.INVALID_PARAMETER);
+        awaitFailure(pair.server().bind(window, readOnly, 0, 64, Access.REMOTE_WRITE), Status.ACCESS_VIOLATION);
+        awaitFailure(pair.server().bind(window, region, 4000, 200, Access.REMOTE_READ), Status.ACCESS_VIOLATION);
+        MemoryWindow foreign = closeLater(client.adapterInfo().isMemoryWindowSupported()
+                ? client.allocateMemoryWindow() : server.allocateMemoryWindow());
+        if (client.adapterInfo().isMemoryWindowSupported()) {
+            awaitFailure(pair.server().bind(foreign, region, 0, 64, Access.REMOTE_READ), Status.INVALID_PARAMETER);
+        }
+        MemoryWindow closed = server.allocateMemoryWindow();
+        closed.close();
+        awaitFailure(pair.server().bind(closed, region, 0, 64, Access.REMOTE_READ), Status.INVALID_DEVICE_STATE);
+        assertThat(pair.server().availableInitiatorSlots()).isEqualTo(slots);
+        assertThat(await(pair.server().bind(window, region, 0, 64, Access.REMOTE_READ)).length()).isEqualTo(64);
+    }
+}
