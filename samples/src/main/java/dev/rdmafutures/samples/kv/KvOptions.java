@@ -6,6 +6,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * {@code bin/kv}'s command line.
@@ -13,14 +15,16 @@ import java.util.Arrays;
  * @param provider the RDMA provider, {@code soft} or {@code verbs}
  * @param device   the verbs device, or null for the provider's choice
  * @param idle     how the runtimes' pollers wait when idle
+ * @param options  provider options ({@link RdmaRuntime.Builder#providerOption}), e.g. {@code soft.crc=false}
  * @param address  where both servers listen
  * @param load     the load: connections, window, keys, value size, GET share, warm-up, duration
  */
-record KvOptions(String provider, String device, IdleStrategy idle, InetAddress address, LoadSpec load) {
+record KvOptions(String provider, String device, IdleStrategy idle, Map<String, String> options, InetAddress address,
+                 LoadSpec load) {
     static final String USAGE = String.join("\n",
             "usage: bin/kv [--provider soft|verbs] [--device NAME] [--address IP] [--connections N] [--window W]",
             "              [--duration SECONDS] [--warmup SECONDS] [--value-size BYTES] [--keys N] [--get-ratio R]",
-            "              [--idle BACKOFF|BLOCKING|YIELD|BUSY_SPIN]",
+            "              [--idle BACKOFF|BLOCKING|YIELD|BUSY_SPIN] [--provider-option KEY=VALUE ...]",
             "defaults: --provider soft --address 127.0.0.1 --connections 8 --window 16 --duration 10 --warmup 2",
             "          --value-size 128 --keys 10000 --get-ratio 0.9 --idle BACKOFF (the runtime's default)");
 
@@ -29,6 +33,7 @@ record KvOptions(String provider, String device, IdleStrategy idle, InetAddress 
         String provider = "soft";
         String device = null;
         IdleStrategy idle = IdleStrategy.BACKOFF;
+        Map<String, String> options = new LinkedHashMap<>();
         String address = "127.0.0.1";
         int connections = 8;
         int window = 16;
@@ -48,6 +53,13 @@ record KvOptions(String provider, String device, IdleStrategy idle, InetAddress 
                     case "--provider" -> provider = value;
                     case "--device" -> device = value;
                     case "--idle" -> idle = idle(value);
+                    case "--provider-option" -> {
+                        int equals = value.indexOf('=');
+                        if (equals < 1) {
+                            throw new IllegalArgumentException("--provider-option needs KEY=VALUE, not " + value);
+                        }
+                        options.put(value.substring(0, equals), value.substring(equals + 1));
+                    }
                     case "--address" -> address = value;
                     case "--connections" -> connections = Integer.parseInt(value);
                     case "--window" -> window = Integer.parseInt(value);
@@ -66,7 +78,7 @@ record KvOptions(String provider, String device, IdleStrategy idle, InetAddress 
             throw new IllegalArgumentException("--duration must be 0..3600 s and positive, --warmup 0..3600 s");
         }
         try {
-            return new KvOptions(provider, device, idle, InetAddress.getByName(address), LoadSpec.timed(connections, window,
+            return new KvOptions(provider, device, idle, Map.copyOf(options), InetAddress.getByName(address), LoadSpec.timed(connections, window,
                     keys, valueSize, getRatio, seconds(warmup), seconds(duration)));
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("unknown address " + address);
@@ -76,6 +88,7 @@ record KvOptions(String provider, String device, IdleStrategy idle, InetAddress 
     /** A runtime builder with the provider, device and idle strategy chosen. */
     RdmaRuntime.Builder runtime() {
         RdmaRuntime.Builder b = RdmaRuntime.builder().provider(provider).idleStrategy(idle);
+        options.forEach(b::providerOption);
         return device == null ? b : b.providerOption(provider + ".device", device);
     }
 
