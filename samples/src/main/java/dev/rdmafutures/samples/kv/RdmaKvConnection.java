@@ -51,6 +51,7 @@ final class RdmaKvConnection implements CompletionCallback {
     private final Op[] ops;
     private final CountDownLatch idle;
     private final CRC32C crc = new CRC32C();
+    private boolean acknowledgementsLost;
 
     RdmaKvConnection(RdmaRuntime runtime, RdmaConnection connection, int number, Bootstrap server, LoadSpec spec,
                      RunControl control, Expectations expectations) {
@@ -88,7 +89,7 @@ final class RdmaKvConnection implements CompletionCallback {
                 postAckReceive(r);
             }
         } catch (RdmaException e) {
-            fail("cannot post receives: " + e);
+            loseAcknowledgements("cannot post the acknowledgement receives: " + e);
         }
         for (Op op : ops) {
             op.next();
@@ -117,8 +118,10 @@ final class RdmaKvConnection implements CompletionCallback {
                 default -> ackReceived(n);
             }
         } catch (RdmaException e) {
-            fail("cannot post: " + e);
-            if ((context & 3) != ACK) {
+            if ((context & 3) == ACK) {
+                loseAcknowledgements("cannot post an acknowledgement receive again: " + e);
+            } else {
+                fail("cannot post: " + e);
                 ops[n].retire();
             }
         }
@@ -132,11 +135,17 @@ final class RdmaKvConnection implements CompletionCallback {
             fail((phase == INDEX ? "index READ" : phase == VALUE ? "record READ" : "PUT Send") + " failed: " + error);
             ops[n].retire();
         } else if (idle.getCount() > 0) { // the receives are cancelled when the connection ends after the run
-            fail("an acknowledgement receive failed: " + error);
-            for (Op op : ops) {
-                if (op.pending == 1 && !op.sending) {
-                    op.retire(); // its acknowledgement will never come
-                }
+            loseAcknowledgements("an acknowledgement receive failed: " + error);
+        }
+    }
+
+    /** No acknowledgement will arrive any more: the run fails, and PUTs waiting for one stop. */
+    private void loseAcknowledgements(String why) {
+        fail(why);
+        acknowledgementsLost = true;
+        for (Op op : ops) {
+            if (op.pending == 1 && !op.sending) {
+                op.retire();
             }
         }
     }
@@ -152,7 +161,7 @@ final class RdmaKvConnection implements CompletionCallback {
         int requestId = Frames.requestId(metaView, at);
         int status = Frames.responseStatus(metaView, at);
         long version = Frames.responseVersion(metaView, at);
-        postAckReceive(ring);
+        postAckReceive(ring); // the acknowledgement is read: the buffer may take the next one
         if (op != Frames.ACK || requestId < 0 || requestId >= ops.length || ops[requestId].pending == 0) {
             fail("an acknowledgement nobody waits for: op " + op + ", request " + requestId);
             return;
@@ -334,7 +343,11 @@ final class RdmaKvConnection implements CompletionCallback {
         /** The PUT's Send completed. */
         void sent() {
             sending = false;
-            step();
+            if (acknowledgementsLost) {
+                retire();
+            } else {
+                step();
+            }
         }
 
         /** The PUT's Send completed or its acknowledgement arrived; it is done after both. */
