@@ -38,7 +38,7 @@ public final class KvBench {
         }
         LoadSpec load = options.load();
         out.printf(Locale.ROOT, "KV service on %s: %d connections x window %d, %d keys of %d B, %.0f%% GET, "
-                        + "warm-up %.1f s, measured %.1f s, pollers %s%s%n", options.address().getHostAddress(),
+                        + "warm-up %.1f s, measured %.1f s, server poller %s%s%n", options.address().getHostAddress(),
                 load.connections(), load.window(), load.keys(), load.valueSize(), load.getRatio() * 100,
                 load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3, options.idle(),
                 options.options().isEmpty() ? "" : ", provider options " + options.options());

@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * @param provider the RDMA provider, {@code soft} or {@code verbs}
  * @param device   the verbs device, or null for the provider's choice
- * @param idle     how the runtimes' pollers wait when idle
+ * @param idle     how the server runtime's poller waits when idle (the client runtime is driven by the load thread)
  * @param options  provider options ({@link RdmaRuntime.Builder#providerOption}), e.g. {@code soft.crc=false}
  * @param address  where both servers listen
  * @param load     the load: connections, window, keys, value size, GET share, warm-up, duration
@@ -26,7 +26,8 @@ record KvOptions(String provider, String device, IdleStrategy idle, Map<String, 
             "              [--duration SECONDS] [--warmup SECONDS] [--value-size BYTES] [--keys N] [--get-ratio R]",
             "              [--idle BACKOFF|BLOCKING|YIELD|BUSY_SPIN] [--provider-option KEY=VALUE ...]",
             "defaults: --provider soft --address 127.0.0.1 --connections 8 --window 16 --duration 10 --warmup 2",
-            "          --value-size 128 --keys 10000 --get-ratio 0.9 --idle BACKOFF (the runtime's default)");
+            "          --value-size 128 --keys 10000 --get-ratio 0.9 --idle BACKOFF (the server runtime's poller; the",
+            "          RDMA client runtime is application-driven: the load thread polls it)");
 
     /** Parses the arguments; {@link IllegalArgumentException} with the reason for anything unknown or out of range. */
     static KvOptions parse(String... args) {
@@ -78,8 +79,8 @@ record KvOptions(String provider, String device, IdleStrategy idle, Map<String, 
             throw new IllegalArgumentException("--duration must be 0..3600 s and positive, --warmup 0..3600 s");
         }
         try {
-            return new KvOptions(provider, device, idle, Map.copyOf(options), InetAddress.getByName(address), LoadSpec.timed(connections, window,
-                    keys, valueSize, getRatio, seconds(warmup), seconds(duration)));
+            return new KvOptions(provider, device, idle, Map.copyOf(options), InetAddress.getByName(address),
+                    LoadSpec.timed(connections, window, keys, valueSize, getRatio, seconds(warmup), seconds(duration)));
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("unknown address " + address);
         }

@@ -20,7 +20,8 @@ interface KvService extends AutoCloseable {
     /**
      * The RDMA service: a server runtime and a client runtime from {@code runtimes} (provider, device, idle
      * strategy), the server on {@code address} with {@code keys} keys of at most {@code valueSize} bytes and a
-     * shared receive queue of {@code queueDepth} receives.
+     * shared receive queue of {@code queueDepth} receives. The client runtime is application-driven and owned by
+     * the calling thread, which must be the one that runs the loads.
      */
     static KvService rdma(Supplier<RdmaRuntime.Builder> runtimes, InetAddress address, int keys, int valueSize,
                           int queueDepth) {
@@ -34,7 +35,7 @@ interface KvService extends AutoCloseable {
         }
         RdmaRuntime client;
         try {
-            client = runtimes.get().threadNamePrefix("kv-client").build();
+            client = runtimes.get().pollerThreads(0).build(); // driven by the thread that runs the load
         } catch (RuntimeException e) {
             server.close();
             throw e;

@@ -8,13 +8,12 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.ScatterGatherList;
 import java.nio.ByteBuffer;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 
 /**
  * One client connection of the load generator: a window of operations kept outstanding on the allocation-free
- * callback path, each a small state machine driven by its completions on the runtime's poller thread.
+ * callback path, each a small state machine driven by its completions. Its runtime is application-driven: every
+ * post and completion happens on the one thread that polls it ({@link RdmaKvClient}).
  *
  * <ul>
  *   <li>GET: READ a neighbourhood of index slots; on a valid slot with the key, one scatter-gather READ of the
@@ -49,7 +48,7 @@ final class RdmaKvConnection implements CompletionCallback {
     private final ByteBuffer dataView;
     private final int ackBase;
     private final Op[] ops;
-    private final CountDownLatch idle;
+    private int stopped;
     private final CRC32C crc = new CRC32C();
     private boolean acknowledgementsLost;
 
@@ -75,7 +74,6 @@ final class RdmaKvConnection implements CompletionCallback {
         for (int i = 0; i < window; i++) {
             ops[i] = new Op(i, new Workload(spec, number, i), i * META_STRIDE, i * stride);
         }
-        this.idle = new CountDownLatch(window);
     }
 
     LoadStats stats() {
@@ -96,9 +94,9 @@ final class RdmaKvConnection implements CompletionCallback {
         }
     }
 
-    /** Waits until every slot has stopped; false when {@code deadline} (a nanoTime) passed first. */
-    boolean awaitIdle(long deadline) throws InterruptedException {
-        return idle.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    /** Whether every slot of the window has stopped. */
+    boolean isIdle() {
+        return stopped == ops.length;
     }
 
     /** Releases the buffers; call after the connection ended. */
@@ -134,7 +132,7 @@ final class RdmaKvConnection implements CompletionCallback {
         if (phase != ACK) {
             fail((phase == INDEX ? "index READ" : phase == VALUE ? "record READ" : "PUT Send") + " failed: " + error);
             ops[n].retire();
-        } else if (idle.getCount() > 0) { // the receives are cancelled when the connection ends after the run
+        } else if (!isIdle()) { // the receives are cancelled when the connection ends after the run
             loseAcknowledgements("an acknowledgement receive failed: " + error);
         }
     }
@@ -366,7 +364,7 @@ final class RdmaKvConnection implements CompletionCallback {
             if (!retired) {
                 retired = true;
                 pending = 0;
-                idle.countDown();
+                stopped++;
             }
         }
 
