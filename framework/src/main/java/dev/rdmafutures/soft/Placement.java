@@ -11,17 +11,22 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
- * Where inbound payload goes: tagged segments into the region their STag names (RDMA Writes, once that region is
- * valid, grants the right and covers the bytes) or scattered over a read's segments in order (Read Responses,
- * which must name the read's first segment and continue where the last one ended); untagged Sends scattered over
- * the segments of a receive, by message offset. A Send's receive is taken at its message's first segment and kept
- * until its last: from the connection's own queue, or from a {@link SoftSharedReceiveQueue}, whose receives then
- * report the connection they arrived on. Any violation terminates the connection before a byte moves, so nothing
- * outside a region is ever touched. The segment's {@link #target()} is a reused view of a region. Poller thread only.
+ * Where inbound payload goes: tagged segments into the memory their STag names (RDMA Writes, once {@link #resolve}
+ * found the STag valid, granting the right and covering the bytes: a region, or the bound span of a memory window
+ * bound on this connection) or scattered over a read's segments in order (Read Responses, which must name the read's
+ * first segment and continue where the last one ended); untagged Sends scattered over the segments of a receive, by
+ * message offset; a Send with Invalidate revokes a region, or a window bound on this connection. A Send's receive is
+ * taken at its message's first segment and kept until its last: from the connection's own queue, or from a
+ * {@link SoftSharedReceiveQueue}, whose receives then report the connection they arrived on. Any violation
+ * terminates the connection before a byte moves, so nothing outside a region (or a window's span) is ever touched;
+ * an STag is checked once per DDP segment, as siw does. The segment's {@link #target()} is a reused view of a region.
+ * Poller thread only.
  */
 final class Placement {
     private final SoftQueuePair queuePair;
     private final RegionTable regions;
+    /** This connection, as the windows bound on it know it. */
+    private final SoftWindow.Scope scope;
     /** The shared receive queue Sends take their receives from, or null for {@link #receives}. */
     private final SoftSharedReceiveQueue shared;
     /** What a shared queue's receive reports it arrived on: the core's events of this connection. */
@@ -38,13 +43,17 @@ final class Placement {
     private int scatterIndex;
     private int scatterWithin;
     private int untargeted;
-    /** The region the last inbound STag named: lookups of the same STag skip the device's table. */
-    private SoftRegion lastLookup;
+    /** The entry the last inbound STag named: lookups of the same STag index skip the device's table. */
+    private SoftStag lastLookup;
+    /** The region and its first byte that the last successful {@link #resolve} names. */
+    private SoftRegion resolvedRegion;
+    private int resolvedOffset;
 
-    Placement(SoftQueuePair queuePair, RegionTable regions, SoftSharedReceiveQueue shared,
+    Placement(SoftQueuePair queuePair, RegionTable regions, SoftWindow.Scope scope, SoftSharedReceiveQueue shared,
               ConnectionEvents connectionEvents) {
         this.queuePair = queuePair;
         this.regions = regions;
+        this.scope = scope;
         this.shared = shared;
         this.connectionEvents = connectionEvents;
     }
@@ -85,13 +94,12 @@ final class Placement {
             target = null; // a zero-length write touches nothing and needs no valid STag
             return true;
         }
-        SoftRegion region = lookup(stag);
-        Terminate refusal = check(region, Access.REMOTE_WRITE, taggedOffset, length);
+        Terminate refusal = resolve(stag, Access.REMOTE_WRITE, taggedOffset, length);
         if (refusal != null) {
             return queuePair.terminate(refusal, String.format("RDMA Write to STag %08x [%d, +%d]", stag,
                     taggedOffset, length));
         }
-        target = views.of(region, (int) taggedOffset, length);
+        target = views.of(resolvedRegion, resolvedOffset, length);
         return true;
     }
 
@@ -173,14 +181,12 @@ final class Placement {
             rx.completion().completed(bytes);
             return;
         }
-        SoftRegion region = regions.lookup(invalidateStag);
-        if (region == null) {
+        if (!invalidate(invalidateStag)) {
             rx.completion().failed(new RdmaException(Status.ACCESS_VIOLATION, String.format(
                     "peer asked to invalidate STag %08x, which is not valid here", invalidateStag)));
             queuePair.terminate(Terminate.CANNOT_INVALIDATE, "Send with Invalidate of an unknown STag");
             return;
         }
-        region.invalidate();
         arrived(rx);
         rx.completion().completedWithInvalidate(bytes, invalidateStag);
     }
@@ -192,28 +198,81 @@ final class Placement {
         }
     }
 
-    /** The valid region with {@code token}, or null; repeated lookups of one STag skip the device's table. */
-    SoftRegion lookup(int token) {
-        SoftRegion r = lastLookup;
-        if (r == null || r.token() != token || !r.isValid()) {
-            r = regions.lookup(token);
-            lastLookup = r;
+    /**
+     * Revokes {@code stag} for the peer's Send with Invalidate: a valid region's, or the live STag of a window bound
+     * on this connection (a window bound on another is not the peer's to revoke); false, changing nothing, otherwise.
+     */
+    private boolean invalidate(int stag) {
+        SoftStag entry = lookup(stag);
+        if (entry instanceof SoftRegion region && region.token() == stag && region.isValid()) {
+            region.invalidate();
+            return true;
         }
-        return r;
+        return entry instanceof SoftWindow window && window.invalidateRemotely(stag, scope);
     }
 
-    /** Null when {@code region} grants {@code right} over [offset, offset + length), else the Terminate to send. */
-    static Terminate check(SoftRegion region, Access right, long offset, int length) {
-        if (region == null || !region.isValid()) {
+    /**
+     * Checks an inbound tagged access of {@code length} bytes at {@code taggedOffset} of {@code stag} that needs
+     * {@code right}: null when it is granted, {@link #resolvedRegion()} and {@link #resolvedOffset()} then naming
+     * the first byte; else the Terminate to send. Tagged offsets are zero-based: in a region, or in a window's bound
+     * span. A window grants access only through the connection it was bound on, and only with the STag of its
+     * current binding while its region is valid.
+     */
+    Terminate resolve(int stag, Access right, long taggedOffset, int length) {
+        SoftStag entry = lookup(stag);
+        SoftRegion region;
+        int base;
+        int span;
+        if (entry instanceof SoftWindow window) {
+            SoftWindow.Binding b = window.binding();
+            if (b == null || b.stag() != stag || !b.live()) {
+                return Terminate.INVALID_STAG;
+            }
+            if (b.scope() != scope) {
+                return Terminate.STAG_NOT_ASSOCIATED;
+            }
+            if (!b.allows(right)) {
+                return Terminate.ACCESS_RIGHTS;
+            }
+            region = b.region();
+            base = b.offset();
+            span = b.length();
+        } else if (entry instanceof SoftRegion r && r.token() == stag && r.isValid()) {
+            if (!r.allows(right)) {
+                return Terminate.ACCESS_RIGHTS;
+            }
+            region = r;
+            base = 0;
+            span = r.length();
+        } else {
             return Terminate.INVALID_STAG;
         }
-        if (!region.allows(right)) {
-            return Terminate.ACCESS_RIGHTS;
-        }
-        if (offset < 0 || offset > region.length() - length) { // no offset + length: a peer can overflow it
+        if (taggedOffset < 0 || taggedOffset > span - length) { // no offset + length: a peer can overflow it
             return Terminate.BASE_OR_BOUNDS;
         }
+        resolvedRegion = region;
+        resolvedOffset = base + (int) taggedOffset;
         return null;
+    }
+
+    /** The region the last successful {@link #resolve} names. */
+    SoftRegion resolvedRegion() {
+        return resolvedRegion;
+    }
+
+    /** The byte of {@link #resolvedRegion()} the last successful {@link #resolve} names. */
+    int resolvedOffset() {
+        return resolvedOffset;
+    }
+
+    /** The entry owning {@code stag}'s index, or null; repeated lookups of one index skip the device's table. */
+    private SoftStag lookup(int stag) {
+        SoftStag entry = lastLookup;
+        if (entry == null || entry.index() != SoftStag.indexOf(stag) || entry.released()) {
+            entry = regions.lookup(stag);
+            lastLookup = entry;
+        }
+        return entry;
     }
 
     /** Targets {@code length} bytes of {@code r}'s segments from byte {@code at} of them (checked to fit). */

@@ -6,8 +6,9 @@ import dev.rdmafutures.soft.rdmap.Terminate;
 import java.nio.ByteBuffer;
 
 /**
- * Answers the peer's RDMA Read Requests: each is checked (queue, MSN, our inbound read limit IRD, the source
- * STag's right and bounds) as soon as its header is parsed, and answered with a Read Response straight from the
+ * Answers the peer's RDMA Read Requests: each is checked (queue, MSN, our inbound read limit IRD, and through
+ * {@link Placement#resolve} the source STag: a region's or a window's, its right and bounds) as soon as its header
+ * is parsed, and answered with a Read Response straight from the
  * registered memory once its CRC checked out. A request is outstanding until the transport took its response's
  * last byte; more than IRD outstanding terminates the connection. Poller thread only.
  */
@@ -25,8 +26,9 @@ final class ReadResponder {
     private int sinkStag;
     private long sinkOffset;
     private int size;
+    /** The bytes to answer with: a region (that a window may have named) and its first byte. */
     private SoftRegion source;
-    private long sourceOffset;
+    private int sourceOffset;
 
     ReadResponder(SoftQueuePair queuePair, Placement placement, FpduWriter writer, int inboundLimit) {
         this.queuePair = queuePair;
@@ -60,26 +62,30 @@ final class ReadResponder {
             return queuePair.terminate(Terminate.BASE_OR_BOUNDS, "Read Request of " + (requestedSize & 0xFFFFFFFFL)
                     + " bytes");
         }
-        SoftRegion region = placement.lookup(sourceStag);
+        SoftRegion region = null;
+        int offset = 0;
         if (requestedSize > 0) {
-            Terminate refusal = Placement.check(region, Access.REMOTE_READ, requestedSourceOffset, requestedSize);
+            Terminate refusal = placement.resolve(sourceStag, Access.REMOTE_READ, requestedSourceOffset,
+                    requestedSize);
             if (refusal != null) {
                 return queuePair.terminate(refusal, String.format("RDMA Read of STag %08x [%d, +%d]", sourceStag,
                         requestedSourceOffset, requestedSize));
             }
+            region = placement.resolvedRegion();
+            offset = placement.resolvedOffset();
         }
         sinkStag = requestedSinkStag;
         sinkOffset = requestedSinkOffset;
         size = requestedSize;
         source = region;
-        sourceOffset = requestedSourceOffset;
+        sourceOffset = offset;
         return true;
     }
 
     /** The accepted request's CRC checked out: queue its response. */
     void answer() {
         expectedMsn++;
-        writer.tagged(Rdmap.READ_RESPONSE, sinkStag, sinkOffset, source, (int) sourceOffset, size);
+        writer.tagged(Rdmap.READ_RESPONSE, sinkStag, sinkOffset, source, sourceOffset, size);
         responseEnds[(responsesHead + responsesInFlight++) % responseEnds.length] = writer.enqueuedBytes();
         source = null;
     }

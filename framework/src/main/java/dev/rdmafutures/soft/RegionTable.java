@@ -8,40 +8,52 @@ import java.security.SecureRandom;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 
 /**
- * The device's STag table. STags are 32 random bits from a SecureRandom (never 0, never reused while valid), so a
- * peer cannot guess a token it was not given; a lookup of an invalidated token finds nothing.
+ * The device's STag table: regions and memory windows by STag index ({@link SoftStag}). A new entry's STag is 32
+ * random bits from a SecureRandom (index never 0, so no STag is 0; an index is never shared while its entry is in
+ * the table), so a peer cannot guess a token it was not given; a lookup of an invalidated region's or a closed
+ * window's STag finds nothing, and the entry found for an index says whether the STag's key is the valid one.
  */
 final class RegionTable {
-    private static final int MAX_REGIONS = 1 << 20;
+    private static final int MAX_STAGS = 1 << 20;
 
-    private final Map<Integer, SoftRegion> byToken = new ConcurrentHashMap<>();
+    private final Map<Integer, SoftStag> byIndex = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
 
     SoftRegion register(ByteBuffer bytes, Set<Access> access) {
-        if (byToken.size() >= MAX_REGIONS) {
-            throw new RdmaException(Status.INSUFFICIENT_RESOURCES, "the soft device holds " + MAX_REGIONS
-                    + " registrations already; deregister some");
+        return insert(stag -> new SoftRegion(this, bytes, access, stag));
+    }
+
+    SoftWindow allocateWindow() {
+        return insert(stag -> new SoftWindow(this, stag));
+    }
+
+    private <T extends SoftStag> T insert(IntFunction<T> entryFor) {
+        if (byIndex.size() >= MAX_STAGS) {
+            throw new RdmaException(Status.INSUFFICIENT_RESOURCES, "the soft device holds " + MAX_STAGS
+                    + " registrations and memory windows already; release some");
         }
         while (true) {
-            int token = random.nextInt();
-            if (token == 0) {
+            int stag = random.nextInt();
+            int index = SoftStag.indexOf(stag);
+            if (index == 0 || byIndex.containsKey(index)) {
                 continue;
             }
-            SoftRegion region = new SoftRegion(this, bytes, access, token);
-            if (byToken.putIfAbsent(token, region) == null) {
-                return region;
+            T entry = entryFor.apply(stag);
+            if (byIndex.putIfAbsent(index, entry) == null) {
+                return entry;
             }
         }
     }
 
-    /** The valid region with {@code token}, or null. */
-    SoftRegion lookup(int token) {
-        return byToken.get(token);
+    /** The entry owning {@code stag}'s index, or null; whether {@code stag} itself is valid is the entry's to say. */
+    SoftStag lookup(int stag) {
+        return byIndex.get(SoftStag.indexOf(stag));
     }
 
-    void remove(SoftRegion region) {
-        byToken.remove(region.token(), region);
+    void remove(SoftStag entry) {
+        byIndex.remove(entry.index(), entry);
     }
 }

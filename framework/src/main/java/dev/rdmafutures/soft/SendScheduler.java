@@ -16,9 +16,12 @@ import java.util.List;
  * is used up or, with READ_FENCE, until earlier reads are done; DEFER holds requests until one without it is
  * posted. Writes and sends gather their segments in order; a read names its first segment as the sink (siw does the
  * same) and its response is scattered over all of them; LOCAL_INVALIDATE invalidates the first segment's region.
- * Writes and sends complete once the transport took their last byte, reads when their response is placed;
- * completions are delivered in post order, SILENT_SUCCESS ones only with the next signalled one. The tracking of
- * each request is pooled, so a steady send queue allocates nothing. Poller thread only.
+ * A memory window's bind or invalidation puts nothing on the wire: it takes effect when its turn to leave comes (the
+ * requests before it have left) and is done then. Writes and sends complete once the transport took their last
+ * byte, reads when their response is placed; completions are delivered in post order (binds and invalidations with
+ * 0 bytes; a failed one, which changed nothing, fails in its place), SILENT_SUCCESS ones only with the next
+ * signalled one. The tracking of each request is pooled, so a steady send queue allocates nothing. Poller thread
+ * only.
  */
 final class SendScheduler {
     /** A send-queue request and what is known of its progress; pooled, as the request itself is. */
@@ -27,12 +30,15 @@ final class SendScheduler {
         long flushMark;
         int received;
         boolean done;
+        /** Why a done window request failed; null on success. */
+        RdmaException error;
 
         Tracked reset(WorkRequest r) {
             request = r;
             flushMark = -1;
             received = 0;
             done = false;
+            error = null;
             return this;
         }
     }
@@ -41,6 +47,8 @@ final class SendScheduler {
     private final MpaTransport transport;
     private final FpduWriter writer;
     private final int outboundLimit;
+    /** The connection the windows this queue binds are reachable through. */
+    private final SoftWindow.Scope windowScope;
 
     private final ArrayDeque<WorkRequest> pending = new ArrayDeque<>();
     /** How many of the oldest pending requests may leave: those up to the last one posted without DEFER. */
@@ -52,14 +60,16 @@ final class SendScheduler {
     private int nextSendMsn = 1;
     private int nextReadMsn = 1;
 
-    SendScheduler(SoftQueuePair queuePair, MpaTransport transport, FpduWriter writer, int outboundLimit) {
+    SendScheduler(SoftQueuePair queuePair, MpaTransport transport, FpduWriter writer, int outboundLimit,
+                  SoftWindow.Scope windowScope) {
         this.queuePair = queuePair;
         this.transport = transport;
         this.writer = writer;
         this.outboundLimit = outboundLimit;
+        this.windowScope = windowScope;
     }
 
-    /** Queues a read, write or send; unless it is deferred, transmits what may leave and flushes. */
+    /** Queues a send-queue request; unless it is deferred, transmits what may leave and flushes. */
     void post(WorkRequest request) {
         if (request.kind() == WorkRequest.Kind.READ && outboundLimit == 0) {
             request.completion().failed(new RdmaException(Status.INVALID_DEVICE_STATE,
@@ -102,6 +112,13 @@ final class SendScheduler {
                 case WRITE -> {
                     writer.tagged(Rdmap.RDMA_WRITE, r.remoteToken(), r.remoteAddress(), r);
                     t.flushMark = writer.enqueuedBytes();
+                }
+                case BIND_WINDOW, INVALIDATE_WINDOW -> {
+                    t.error = SoftWindow.perform(r, windowScope);
+                    if (t.error == null && r.kind() == WorkRequest.Kind.BIND_WINDOW) {
+                        r.completion().windowBound(r.window().token()); // this bind's, before a later one's
+                    }
+                    t.done = true;
                 }
                 case SEND_INVALIDATE -> {
                     writer.send(Rdmap.SEND_INVALIDATE, r.remoteToken(), nextSendMsn++, r);
@@ -146,8 +163,8 @@ final class SendScheduler {
         if (read.request.has(WorkRequest.LOCAL_INVALIDATE) && read.request.segmentCount() > 0) {
             read.request.region(0).invalidate();
         }
+        pump(); // before delivering: a window request released now is done at once and may need no flush to go
         onFlushed(transport.outbound().flushedBytes());
-        pump();
     }
 
     /** The transport took everything up to {@code flushed}: writes and sends up to there are done. */
@@ -166,6 +183,14 @@ final class SendScheduler {
     }
 
     private void deliver(Tracked t) {
+        if (t.error != null) {
+            releaseSilent();
+            WorkRequest r = t.request;
+            RdmaException error = t.error;
+            recycle(t);
+            r.completion().failed(error);
+            return;
+        }
         if (t.request.has(WorkRequest.SILENT_SUCCESS)) {
             silentDone.add(t);
             return;
@@ -185,11 +210,13 @@ final class SendScheduler {
     private void complete(Tracked t) {
         WorkRequest r = t.request;
         recycle(t);
-        r.completion().completed(r.length());
+        boolean window = r.kind() == WorkRequest.Kind.BIND_WINDOW || r.kind() == WorkRequest.Kind.INVALIDATE_WINDOW;
+        r.completion().completed(window ? 0 : r.length());
     }
 
     private void recycle(Tracked t) {
         t.request = null;
+        t.error = null;
         idleTracked.push(t);
     }
 

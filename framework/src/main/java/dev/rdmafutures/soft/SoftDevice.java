@@ -29,9 +29,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The soft provider opened for one runtime: adapter limits, options, the event loops of its pollers, and shared
- * receive queues. Its {@link AdapterInfo}: queues up to {@value #MAX_QUEUE_DEPTH} deep (shared receive queues
- * too), up to {@value #MAX_SGE} segments per operation and per receive, read limits up to {@value #MAX_READ_LIMIT}.
+ * The soft provider opened for one runtime: adapter limits, options, the event loops of its pollers, shared
+ * receive queues, and the STag table of its regions and memory windows. Its {@link AdapterInfo}: queues up to
+ * {@value #MAX_QUEUE_DEPTH} deep (shared receive queues too), up to {@value #MAX_SGE} segments per operation and per
+ * receive, read limits up to {@value #MAX_READ_LIMIT}, memory windows ({@link SoftWindow}), remote invalidation.
  */
 final class SoftDevice implements ProviderDevice {
     /** siw's per-QP maxima (SIW_MAX_IRD_QP / SIW_MAX_ORD_QP), so that both ends offer alike. */
@@ -71,6 +72,7 @@ final class SoftDevice implements ProviderDevice {
                 .maxSharedReceiveQueueDepth(MAX_QUEUE_DEPTH)
                 .maxPrivateData(pd, pd, pd)
                 .readLocalInvalidateSupported(true)
+                .memoryWindowsSupported(true)
                 .build();
     }
 
@@ -171,7 +173,7 @@ final class SoftDevice implements ProviderDevice {
 
     @Override
     public ProviderWindow allocateWindow() {
-        throw new RdmaException(Status.NOT_SUPPORTED, "memory windows are not implemented yet");
+        return regions.allocateWindow();
     }
 
     @Override

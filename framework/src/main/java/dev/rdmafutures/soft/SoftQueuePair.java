@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * reads). Any violation the roles find sends a Terminate and ends the connection; a Terminate from the peer fails
  * the oldest unfinished request with what it says. Its queues need no sizing: the core never has more requests
  * outstanding than the connection's queue depths, so each holds at most that many. Its receives come from its own
- * queue or from a {@link SoftSharedReceiveQueue}. Confined to the poller thread, but {@link #sharedReceivePosted}.
+ * queue or from a {@link SoftSharedReceiveQueue}. Memory windows bound through it are reachable through it only,
+ * and grant nothing once it ended. Confined to the poller thread, but {@link #sharedReceivePosted}.
  */
 final class SoftQueuePair {
     private static final Logger LOG = LoggerFactory.getLogger(SoftQueuePair.class);
@@ -32,6 +33,8 @@ final class SoftQueuePair {
     private final SendScheduler scheduler;
     private final ReadResponder responder;
     private final FpduDecoder decoder;
+    /** This connection as the memory windows bound on it know it; ended with the data path. */
+    private final SoftWindow.Scope windowScope = new SoftWindow.Scope();
     /** Resumes a Send held for a receive once its shared receive queue has one: run on our poller. */
     private final Runnable resumeHeldSend = this::resumeHeldSend;
     private boolean ended;
@@ -42,8 +45,8 @@ final class SoftQueuePair {
         this.transport = connection.transport();
         this.framing = framing;
         FpduWriter writer = new FpduWriter(transport.outbound(), framing);
-        this.placement = new Placement(this, regions, sharedReceives, events);
-        this.scheduler = new SendScheduler(this, transport, writer, limits.outbound());
+        this.placement = new Placement(this, regions, windowScope, sharedReceives, events);
+        this.scheduler = new SendScheduler(this, transport, writer, limits.outbound(), windowScope);
         this.responder = new ReadResponder(this, placement, writer, limits.inbound());
         this.decoder = new FpduDecoder(this, connection, framing, placement, responder, scheduler, receiveWait);
     }
@@ -131,10 +134,12 @@ final class SoftQueuePair {
     /**
      * Ends the data path: finished requests complete in order, the first unfinished send-queue request fails with
      * {@code culprit} (if any), a receive that a Send took and could not finish with {@code midMessage} (if any),
-     * everything else with CANCELED; a shared receive queue keeps its receives. Idempotent.
+     * everything else with CANCELED; a shared receive queue keeps its receives; the windows bound on this connection
+     * grant nothing more. Idempotent.
      */
     private void flush(RdmaException culprit, RdmaException midMessage) {
         ended = true;
+        windowScope.end();
         decoder.stop();
         RdmaException canceled = new RdmaException(Status.CANCELED, "the connection ended");
         scheduler.flush(culprit, canceled);

@@ -8,7 +8,7 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /** A soft registration: the buffer, its rights, and its STag in the device's table while valid. */
-final class SoftRegion implements ProviderRegion {
+final class SoftRegion implements ProviderRegion, SoftStag {
     private final RegionTable table;
     private final ByteBuffer bytes;
     private final Set<Access> access;
@@ -31,6 +31,16 @@ final class SoftRegion implements ProviderRegion {
     @Override
     public int token() {
         return token;
+    }
+
+    @Override
+    public int index() {
+        return SoftStag.indexOf(token);
+    }
+
+    @Override
+    public boolean released() {
+        return !valid;
     }
 
     @Override
@@ -64,6 +74,7 @@ final class SoftRegion implements ProviderRegion {
         return valid;
     }
 
+    /** Invalidates the region; the windows bound over it grant nothing from then on. */
     @Override
     public void invalidate() {
         if (valid) {

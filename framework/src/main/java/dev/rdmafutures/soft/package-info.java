@@ -7,7 +7,9 @@
  * {@code ActiveHandshake} or a {@code PassiveHandshake}, and once it is established its {@code SoftQueuePair}
  * combines a {@code SendScheduler}, an {@code FpduDecoder}, {@code Placement} and a {@code ReadResponder}; its
  * receives come from its own queue or from a {@code SoftSharedReceiveQueue} shared with other connections. Operations
- * gather and scatter up to 64 segments without copying them. Wire formats live in {@code mpa}, {@code ddp} and
+ * gather and scatter up to 64 segments without copying them. The device's {@code RegionTable} holds the STags of
+ * regions and of memory windows ({@code SoftWindow}) by their 24-bit index; a window takes the next 8-bit key with
+ * every bind and answers only on the connection it was bound on. Wire formats live in {@code mpa}, {@code ddp} and
  * {@code rdmap}.
  *
  * <p>Options ({@code RdmaRuntime.Builder#providerOption}): {@code soft.crc} = {@code true} (default) to ask for

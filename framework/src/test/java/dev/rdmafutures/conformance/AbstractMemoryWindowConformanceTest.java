@@ -7,6 +7,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
+import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
@@ -37,10 +38,35 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
                 "the adapter binds no memory windows (AdapterInfo.isMemoryWindowSupported)");
     }
 
-    /** An access by the peer that the window refuses: the operation fails and, as iWARP and verbs do, the connection ends. */
+    /**
+     * A read by the peer that the window refuses: the read fails and, as iWARP and verbs do, the connection ends.
+     */
     private static void assertRefused(CompletableFuture<Completion> access) {
         RdmaException error = awaitAnyFailure(access);
         assertThat(error.status()).isIn(Status.ACCESS_VIOLATION, Status.REMOTE_RESOURCES);
+    }
+
+    /**
+     * A write through {@code remote} that the peer refuses. iWARP completes an RDMA Write once it is sent (soft, siw),
+     * so there the refusal, a Terminate, fails the read posted behind it; IB/RoCE complete a write once it is
+     * acknowledged, so there the write itself fails. Either way one of them fails with the refusal.
+     */
+    private static void assertWriteRefused(RdmaConnection writer, MemoryRegion source, RemoteBuffer remote,
+                                           long offset, int length) {
+        CompletableFuture<Completion> write = writer.write(source, 0, remote, offset, length);
+        RdmaException behind = awaitAnyFailure(writer.read(source, 0, remote, 0, 0));
+        Throwable own = await(write.handle((done, error) -> error));
+        RdmaException refusal = own instanceof RdmaException e ? e : behind;
+        assertThat(refusal.status()).isIn(Status.ACCESS_VIOLATION, Status.REMOTE_RESOURCES);
+    }
+
+    /**
+     * Returns once the peer placed every write {@code writer} posted before: a read completes only after the writes
+     * before it on its connection were placed. A write's own completion does not say so on iWARP (see
+     * {@link #assertWriteRefused}).
+     */
+    private static void awaitPlaced(RdmaConnection writer, MemoryRegion sink, MemoryRegion readable) {
+        await(writer.read(sink, 0, readable.remote(), 0, 0));
     }
 
     @Test
@@ -68,7 +94,7 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
             assertThat(sink.buffer().get(i)).isEqualTo(region.buffer().get(1000 + i));
         }
         // The window's rights are narrower than the region's: a write through it is refused.
-        assertRefused(pair.client().write(sink, 0, remote, 0, 8));
+        assertWriteRefused(pair.client(), sink, remote, 0, 8);
         assertThat(region.buffer().get(1000)).isEqualTo((byte) (1000 * 7 + 3));
     }
 
@@ -93,13 +119,44 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         MemoryWindow window = closeLater(server.allocateMemoryWindow());
         RemoteBuffer first = await(pair.server().bind(window, region, 0, 256, Access.REMOTE_WRITE));
         MemoryRegion source = register(client, 256, ALL);
+        for (int i = 0; i < 256; i++) {
+            source.buffer().put(i, (byte) (i ^ 0x5A)); // unlike the region's bytes at either binding's span
+        }
         await(pair.client().write(source, 0, first, 0, 256));
+        awaitPlaced(pair.client(), source, region);
         await(pair.server().invalidate(window));
         assertThat(window.isBound()).isFalse();
+        assertStatus(Status.INVALID_DEVICE_STATE, window::remote);
         RemoteBuffer second = await(pair.server().bind(window, region, 256, 256, Access.REMOTE_WRITE));
         assertThat(second.token()).isNotEqualTo(first.token());
         await(pair.client().write(source, 0, second, 0, 256));
-        assertRefused(pair.client().write(source, 0, first, 0, 16));
+        awaitPlaced(pair.client(), source, region);
+        for (int i = 0; i < 256; i++) {
+            assertThat(region.buffer().get(i)).isEqualTo(source.buffer().get(i));
+            assertThat(region.buffer().get(256 + i)).isEqualTo(source.buffer().get(i));
+        }
+        assertThat(region.buffer().get(512)).isEqualTo((byte) (512 * 7 + 3));
+        assertWriteRefused(pair.client(), source, first, 0, 16);
+    }
+
+    @Test
+    void eachBindsFutureGivesTheTokenOfThatBind() {
+        requireWindows();
+        Pair pair = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryRegion sink = register(server, 4096, ALL);
+        MemoryRegion peers = register(client, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        // Posted back to back behind a READ: the binds may take effect before the READ reports, in order.
+        CompletableFuture<Completion> read = pair.server().read(sink, 0, peers.remote(), 0, 4096);
+        CompletableFuture<RemoteBuffer> first = pair.server().bind(window, region, 0, 64, Access.REMOTE_READ);
+        CompletableFuture<Void> invalidated = pair.server().invalidate(window);
+        CompletableFuture<RemoteBuffer> second = pair.server().bind(window, region, 64, 64, Access.REMOTE_READ);
+        await(read);
+        await(invalidated);
+        assertThat(await(first).token()).isNotEqualTo(await(second).token());
+        assertThat(await(second).token()).isEqualTo(window.token());
+        assertThat(window.remote()).isEqualTo(await(second));
     }
 
     @Test

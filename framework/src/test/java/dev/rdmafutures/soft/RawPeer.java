@@ -96,6 +96,22 @@ final class RawPeer implements AutoCloseable {
         return ulpdu.put(payload).flip();
     }
 
+    /** A one-segment Send with Invalidate of message {@code msn}, naming {@code stag}. */
+    static ByteBuffer sendInvalidate(int msn, int stag, byte[] payload) {
+        ByteBuffer ulpdu = ByteBuffer.allocate(DdpHeader.UNTAGGED_LENGTH + payload.length);
+        DdpHeader.putUntagged(ulpdu, Rdmap.SEND_INVALIDATE, true, stag, Rdmap.QUEUE_SEND, msn, 0);
+        return ulpdu.put(payload).flip();
+    }
+
+    /** A Read Request numbered {@code msn}: {@code size} bytes of {@code sourceStag} to {@code sinkStag}. */
+    static ByteBuffer readRequest(int msn, int sinkStag, long sinkOffset, int size, int sourceStag,
+                                  long sourceOffset) {
+        ByteBuffer ulpdu = ByteBuffer.allocate(DdpHeader.UNTAGGED_LENGTH + Rdmap.READ_REQUEST_LENGTH);
+        DdpHeader.putUntagged(ulpdu, Rdmap.READ_REQUEST, true, 0, Rdmap.QUEUE_READ_REQUEST, msn, 0);
+        return ulpdu.putInt(sinkStag).putLong(sinkOffset).putInt(size).putInt(sourceStag).putLong(sourceOffset)
+                .flip();
+    }
+
     /** A tagged segment ({@code opcode}) of {@code payload} for {@code stag} at {@code taggedOffset}. */
     static ByteBuffer taggedSegment(int opcode, int stag, long taggedOffset, boolean last, byte[] payload) {
         ByteBuffer ulpdu = ByteBuffer.allocate(DdpHeader.TAGGED_LENGTH + payload.length);

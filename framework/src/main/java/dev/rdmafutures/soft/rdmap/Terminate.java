@@ -37,6 +37,8 @@ public record Terminate(int layer, int errorType, int errorCode) {
     public static final Terminate BASE_OR_BOUNDS = new Terminate(0, 1, 0x01);
     /** RDMAP: the STag lacks the access right. */
     public static final Terminate ACCESS_RIGHTS = new Terminate(0, 1, 0x02);
+    /** RDMAP: the STag is not associated with this stream (a memory window bound on another connection). */
+    public static final Terminate STAG_NOT_ASSOCIATED = new Terminate(0, 1, 0x03);
     /** RDMAP: the STag cannot be invalidated. */
     public static final Terminate CANNOT_INVALIDATE = new Terminate(0, 1, 0x09);
     /** RDMAP: an opcode that is not allowed here. */
