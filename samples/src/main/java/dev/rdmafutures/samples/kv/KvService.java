@@ -14,6 +14,10 @@ interface KvService extends AutoCloseable {
     /** Runs one load against the server; {@code expectations} carries over between runs of one server. */
     RunResult run(LoadSpec spec, Expectations expectations) throws Exception;
 
+    /** Stops the server and releases what the service holds. */
+    @Override
+    void close() throws IOException;
+
     /** What to report beside the numbers, e.g. the shared receive queue's depth. */
     String details();
 
@@ -86,7 +90,7 @@ interface KvService extends AutoCloseable {
             }
 
             @Override
-            public void close() throws Exception {
+            public void close() throws IOException {
                 server.close();
             }
         };

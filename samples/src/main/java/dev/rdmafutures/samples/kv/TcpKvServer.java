@@ -86,10 +86,14 @@ final class TcpKvServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() throws IOException {
         running = false;
         selector.wakeup();
-        thread.join(10_000);
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // closed all the same; the caller's thread keeps its interrupt
+        }
         for (SelectionKey key : selector.keys()) {
             key.channel().close();
         }
