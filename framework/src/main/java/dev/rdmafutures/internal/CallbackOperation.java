@@ -45,6 +45,7 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     private int remoteToken;
     private int flags;
     private ProviderWindow window;
+    private int boundToken;
 
     private CallbackOperation(Pool pool) {
         this.pool = pool;
@@ -199,8 +200,14 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     }
 
     @Override
+    public void windowBound(int token) {
+        this.boundToken = token;
+    }
+
+    /** Reports success; a bind reports its window's token as the bytes ({@link WindowFuture} reads it so). */
+    @Override
     public void completed(int bytes) {
-        finish(bytes, false, 0, null);
+        finish(kind == Kind.BIND_WINDOW ? boundToken : bytes, false, 0, null);
     }
 
     @Override

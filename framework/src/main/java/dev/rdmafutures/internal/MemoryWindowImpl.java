@@ -30,10 +30,12 @@ final class MemoryWindowImpl implements MemoryWindow {
         return closed;
     }
 
-    /** A bind of {@code length} bytes succeeded: what the peer addresses now. */
-    RemoteBuffer boundTo(int length) {
-        RemoteBuffer remote = new RemoteBuffer(window.remoteBase(), length, window.token());
-        bound = remote;
+    /** A bind of {@code length} bytes that gave the window {@code token} succeeded: what the peer addresses. */
+    RemoteBuffer boundTo(int length, int token) {
+        RemoteBuffer remote = new RemoteBuffer(window.remoteBase(), length, token);
+        if (token == window.token()) {
+            bound = remote; // a later bind that took effect already keeps its own
+        }
         return remote;
     }
 

@@ -28,10 +28,11 @@ final class WindowFuture<T> extends RdmaFuture<T> implements CompletionCallback 
         return new WindowFuture<>(driver, window, -1);
     }
 
+    /** {@code bytes} is, for a bind, the token the bind gave the window (see {@code CallbackOperation}). */
     @Override
     @SuppressWarnings("unchecked")
     public void completed(long context, int bytes) {
-        complete(boundLength < 0 ? null : (T) window.boundTo(boundLength));
+        complete(boundLength < 0 ? null : (T) window.boundTo(boundLength, bytes));
     }
 
     @Override

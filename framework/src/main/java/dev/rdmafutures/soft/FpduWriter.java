@@ -108,7 +108,8 @@ final class FpduWriter {
      * Queues one FPDU: header (length field at 0 filled in here), the message's next {@code length} payload bytes,
      * pad and CRC. A payload of up to {@value #INLINE_PAYLOAD} bytes is copied behind the header, so the FPDU is one
      * buffer (a latency-bound round trip then costs one plain write); a larger one is queued as views of the
-     * registered memory, one per segment it spans, and gathered, never copied.
+     * registered memory, one per segment it spans, and gathered, never copied, except a Read Response's with CRC
+     * on, which is CRC'd and sent from one copy.
      */
     private void emit(ByteBuffer head, int length) {
         head.putShort(0, (short) (head.position() - FpduFraming.LENGTH_FIELD + length));
@@ -130,14 +131,29 @@ final class FpduWriter {
             crc.reset();
             FpduFraming.update(crc, head, 0, head.limit());
         }
-        for (int left = length; left > 0; ) {
-            int n = nextPiece(left);
-            ByteBuffer view = out.addView(region(), offset() + within, n);
-            if (crcOn) {
-                FpduFraming.update(crc, view, view.position(), n);
+        if (crcOn && gather == null) {
+            // A Read Response: the responder's owner may change these bytes while they wait for the socket, which
+            // RDMA allows (the reader gets what was there). A CRC over live memory would then not match what is
+            // sent and break the connection, so the CRC and the socket both take one copy.
+            ByteBuffer copy = out.copyBuffer(length);
+            for (int left = length; left > 0; ) {
+                int n = nextPiece(left);
+                region().copyTo(offset() + within, copy, n);
+                within += n;
+                left -= n;
             }
-            within += n;
-            left -= n;
+            out.addCopy(copy.flip());
+            FpduFraming.update(crc, copy, 0, length);
+        } else {
+            for (int left = length; left > 0; ) {
+                int n = nextPiece(left);
+                ByteBuffer view = out.addView(region(), offset() + within, n);
+                if (crcOn) {
+                    FpduFraming.update(crc, view, view.position(), n);
+                }
+                within += n;
+                left -= n;
+            }
         }
         ByteBuffer trailer = out.scratch();
         framing.trailer(crc, head.limit() - FpduFraming.LENGTH_FIELD + length, trailer);

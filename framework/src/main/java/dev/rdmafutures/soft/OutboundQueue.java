@@ -23,6 +23,10 @@ final class OutboundQueue {
     /** Regions whose idle views are kept: several operations' worth of {@link SoftDevice#MAX_SGE} regions each. */
     private static final int MAX_POOLED_REGIONS = 4 * SoftDevice.MAX_SGE;
     private static final Object SCRATCH_OWNER = new Object();
+    private static final Object COPY_OWNER = new Object();
+    /** Payload copies come in two sizes: most Read Responses are small, the largest FPDU needs 64 KiB. */
+    static final int SMALL_COPY = 4096;
+    private static final int LARGE_COPY = 65536;
 
     private ByteBuffer[] ring = new ByteBuffer[128];
     /** Per ring slot: SCRATCH_OWNER, the SoftRegion a view belongs to, or null for a buffer we do not pool. */
@@ -31,6 +35,8 @@ final class OutboundQueue {
     private int size;
     private final ByteBuffer[] gather = new ByteBuffer[GATHER];
     private final ArrayDeque<ByteBuffer> scratch = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> smallCopies = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> largeCopies = new ArrayDeque<>();
     private final IdentityHashMap<SoftRegion, ArrayDeque<ByteBuffer>> views = new IdentityHashMap<>();
     private long enqueuedBytes;
     private long flushedBytes;
@@ -39,6 +45,18 @@ final class OutboundQueue {
     ByteBuffer scratch() {
         ByteBuffer b = scratch.poll();
         return b != null ? b.clear() : ByteBuffer.allocateDirect(SCRATCH); // direct: NIO copies heap buffers
+    }
+
+    /** A cleared pooled direct buffer with room for {@code length} (at most 64 KiB) payload bytes to copy. */
+    ByteBuffer copyBuffer(int length) {
+        ArrayDeque<ByteBuffer> pool = length <= SMALL_COPY ? smallCopies : largeCopies;
+        ByteBuffer b = pool.poll();
+        return b != null ? b.clear() : ByteBuffer.allocateDirect(length <= SMALL_COPY ? SMALL_COPY : LARGE_COPY);
+    }
+
+    /** Queues a filled (flipped) {@link #copyBuffer} buffer; it goes back to its pool once the socket took it. */
+    void addCopy(ByteBuffer filled) {
+        add(filled, COPY_OWNER);
     }
 
     /** Queues a filled (flipped) {@link #scratch()} buffer. */
@@ -154,6 +172,8 @@ final class OutboundQueue {
         size--;
         if (owner == SCRATCH_OWNER) {
             scratch.push(b);
+        } else if (owner == COPY_OWNER) {
+            (b.capacity() == SMALL_COPY ? smallCopies : largeCopies).push(b);
         } else if (owner instanceof SoftRegion region) {
             ArrayDeque<ByteBuffer> free = views.get(region);
             if (free == null) {

@@ -115,6 +115,9 @@ final class SendScheduler {
                 }
                 case BIND_WINDOW, INVALIDATE_WINDOW -> {
                     t.error = SoftWindow.perform(r, windowScope);
+                    if (t.error == null && r.kind() == WorkRequest.Kind.BIND_WINDOW) {
+                        r.completion().windowBound(r.window().token()); // this bind's, before a later one's
+                    }
                     t.done = true;
                 }
                 case SEND_INVALIDATE -> {

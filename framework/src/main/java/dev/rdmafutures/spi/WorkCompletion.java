@@ -16,6 +16,12 @@ public interface WorkCompletion {
      */
     void arrivedOn(ConnectionEvents connection);
 
+    /**
+     * For a BIND_WINDOW request: the window's token from this bind, reported when the bind takes effect (a later bind
+     * of the same window may take effect before this request's completion is reported), before {@link #completed}.
+     */
+    void windowBound(int token);
+
     /** The request failed; CANCELED when flushed by a disconnect. */
     void failed(RdmaException error);
 }

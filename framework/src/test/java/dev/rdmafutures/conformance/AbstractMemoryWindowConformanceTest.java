@@ -140,6 +140,26 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
     }
 
     @Test
+    void eachBindsFutureGivesTheTokenOfThatBind() {
+        requireWindows();
+        Pair pair = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryRegion sink = register(server, 4096, ALL);
+        MemoryRegion peers = register(client, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        // Posted back to back behind a READ: the binds may take effect before the READ reports, in order.
+        CompletableFuture<Completion> read = pair.server().read(sink, 0, peers.remote(), 0, 4096);
+        CompletableFuture<RemoteBuffer> first = pair.server().bind(window, region, 0, 64, Access.REMOTE_READ);
+        CompletableFuture<Void> invalidated = pair.server().invalidate(window);
+        CompletableFuture<RemoteBuffer> second = pair.server().bind(window, region, 64, 64, Access.REMOTE_READ);
+        await(read);
+        await(invalidated);
+        assertThat(await(first).token()).isNotEqualTo(await(second).token());
+        assertThat(await(second).token()).isEqualTo(window.token());
+        assertThat(window.remote()).isEqualTo(await(second));
+    }
+
+    @Test
     void thePeersSendWithInvalidateRevokesTheWindow() {
         requireWindows();
         assumeTrue(client.adapterInfo().isRemoteInvalidateSupported(),

@@ -1,0 +1,76 @@
+package dev.rdmafutures.samples.kv;
+
+import dev.rdmafutures.RdmaException;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * A remote-memory key-value service of the kind RDMA papers build (Pilaf, FaRM), loaded over RDMA and, in the same
+ * run, over plain TCP with the same framing. GET is one-sided: READ the index slot, then one scatter-gather READ of
+ * the record into a header and a payload buffer, self-verified by checksums and retried when torn; the server's CPU
+ * takes no part. PUT is two-sided: a Send gathered from a header and the value into the server's shared receive
+ * queue, acknowledged by a small Send. Prints throughput and latency percentiles of both and their ratios; every
+ * value read is checked, and a wrong one fails the run (exit 1).
+ *
+ * <pre>bin/kv [--provider soft|verbs] [--connections 8] [--window 16] [--duration 10] ...   (bin/kv --help)</pre>
+ */
+public final class KvBench {
+    private KvBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(args, System.out));
+    }
+
+    /** Runs the benchmark; 0 when both services answered every operation correctly, 1 if not, 2 for bad usage. */
+    static int run(String[] args, PrintStream out) throws Exception {
+        if (Arrays.asList(args).contains("--help")) {
+            out.println(KvOptions.USAGE);
+            return 0;
+        }
+        KvOptions options;
+        try {
+            options = KvOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            out.println(e.getMessage() + "\n" + KvOptions.USAGE);
+            return 2;
+        }
+        LoadSpec load = options.load();
+        out.printf(Locale.ROOT, "KV service on %s: %d connections x window %d, %d keys of %d B, %.0f%% GET, "
+                        + "warm-up %.1f s, measured %.1f s, server poller %s%s%n", options.address().getHostAddress(),
+                load.connections(), load.window(), load.keys(), load.valueSize(), load.getRatio() * 100,
+                load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3, options.idle(),
+                options.options().isEmpty() ? "" : ", provider options " + options.options());
+        RunResult rdma;
+        try (KvService service = KvService.rdma(options::runtime, options.address(), load.keys(),
+                load.valueSize(), load.connections() * load.window())) {
+            rdma = service.run(load, new Expectations(load.keys()));
+            out.println("  RDMA: " + service.details());
+        } catch (RdmaException e) { // e.g. a provider without shared receive queues: say so, and still run TCP
+            rdma = RunResult.failed("RDMA", "the service could not run: " + e.getMessage());
+        }
+        RunResult tcp;
+        try (KvService service = KvService.tcp(options.address(), load.keys(), load.valueSize())) {
+            tcp = service.run(load, new Expectations(load.keys()));
+            out.println("  TCP:  " + service.details());
+        }
+        print(out, rdma, tcp);
+        return rdma.ok() && tcp.ok() ? 0 : 1;
+    }
+
+    static void print(PrintStream out, RunResult rdma, RunResult tcp) {
+        out.println("service       ops/s   p50 us   p99 us p99.9 us       GETs       PUTs  torn reads");
+        for (RunResult r : new RunResult[] {rdma, tcp}) {
+            out.printf(Locale.ROOT, "%-8s %10.0f %8.1f %8.1f %8.1f %10d %10d %11d%n", r.service(), r.throughput(),
+                    r.micros(50), r.micros(99), r.micros(99.9), r.gets(), r.puts(), r.tornReads());
+        }
+        out.printf(Locale.ROOT, "RDMA/TCP %9.2fx %7.2fx %7.2fx %7.2fx   (throughput: higher is better; latency: "
+                        + "lower)%n", rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),
+                rdma.micros(99) / tcp.micros(99), rdma.micros(99.9) / tcp.micros(99.9));
+        for (RunResult r : new RunResult[] {rdma, tcp}) {
+            out.println(r.ok() ? r.service() + ": every value read was checked: OK"
+                    : r.service() + ": FAILED: " + r.failure());
+        }
+    }
+}

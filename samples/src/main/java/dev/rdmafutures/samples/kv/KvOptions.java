@@ -1,0 +1,107 @@
+package dev.rdmafutures.samples.kv;
+
+import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.RdmaRuntime;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code bin/kv}'s command line.
+ *
+ * @param provider the RDMA provider, {@code soft} or {@code verbs}
+ * @param device   the verbs device, or null for the provider's choice
+ * @param idle     how the server runtime's poller waits when idle (the client runtime is driven by the load thread)
+ * @param options  provider options ({@link RdmaRuntime.Builder#providerOption}), e.g. {@code soft.crc=false}
+ * @param address  where both servers listen
+ * @param load     the load: connections, window, keys, value size, GET share, warm-up, duration
+ */
+record KvOptions(String provider, String device, IdleStrategy idle, Map<String, String> options, InetAddress address,
+                 LoadSpec load) {
+    static final String USAGE = String.join("\n",
+            "usage: bin/kv [--provider soft|verbs] [--device NAME] [--address IP] [--connections N] [--window W]",
+            "              [--duration SECONDS] [--warmup SECONDS] [--value-size BYTES] [--keys N] [--get-ratio R]",
+            "              [--idle BACKOFF|BLOCKING|YIELD|BUSY_SPIN] [--provider-option KEY=VALUE ...]",
+            "defaults: --provider soft --address 127.0.0.1 --connections 8 --window 16 --duration 10 --warmup 2",
+            "          --value-size 128 --keys 10000 --get-ratio 0.9 --idle BACKOFF (the server runtime's poller; the",
+            "          RDMA client runtime is application-driven: the load thread polls it)");
+
+    /** Parses the arguments; {@link IllegalArgumentException} with the reason for anything unknown or out of range. */
+    static KvOptions parse(String... args) {
+        String provider = "soft";
+        String device = null;
+        IdleStrategy idle = IdleStrategy.BACKOFF;
+        Map<String, String> options = new LinkedHashMap<>();
+        String address = "127.0.0.1";
+        int connections = 8;
+        int window = 16;
+        double duration = 10;
+        double warmup = 2;
+        int valueSize = 128;
+        int keys = 10_000;
+        double getRatio = 0.9;
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            if (i + 1 == args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            String value = args[++i];
+            try {
+                switch (option) {
+                    case "--provider" -> provider = value;
+                    case "--device" -> device = value;
+                    case "--idle" -> idle = idle(value);
+                    case "--provider-option" -> {
+                        int equals = value.indexOf('=');
+                        if (equals < 1) {
+                            throw new IllegalArgumentException("--provider-option needs KEY=VALUE, not " + value);
+                        }
+                        options.put(value.substring(0, equals), value.substring(equals + 1));
+                    }
+                    case "--address" -> address = value;
+                    case "--connections" -> connections = Integer.parseInt(value);
+                    case "--window" -> window = Integer.parseInt(value);
+                    case "--duration" -> duration = Double.parseDouble(value);
+                    case "--warmup" -> warmup = Double.parseDouble(value);
+                    case "--value-size" -> valueSize = Integer.parseInt(value);
+                    case "--keys" -> keys = Integer.parseInt(value);
+                    case "--get-ratio" -> getRatio = Double.parseDouble(value);
+                    default -> throw new IllegalArgumentException("unknown option " + option);
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + " needs a number, not " + value);
+            }
+        }
+        if (!(duration > 0) || !(warmup >= 0) || duration > 3600 || warmup > 3600) {
+            throw new IllegalArgumentException("--duration must be 0..3600 s and positive, --warmup 0..3600 s");
+        }
+        try {
+            return new KvOptions(provider, device, idle, Map.copyOf(options), InetAddress.getByName(address),
+                    LoadSpec.timed(connections, window, keys, valueSize, getRatio, seconds(warmup), seconds(duration)));
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("unknown address " + address);
+        }
+    }
+
+    /** A runtime builder with the provider, device and idle strategy chosen. */
+    RdmaRuntime.Builder runtime() {
+        RdmaRuntime.Builder b = RdmaRuntime.builder().provider(provider).idleStrategy(idle);
+        options.forEach(b::providerOption);
+        return device == null ? b : b.providerOption(provider + ".device", device);
+    }
+
+    private static IdleStrategy idle(String name) {
+        try {
+            return IdleStrategy.valueOf(name);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--idle must be one of " + Arrays.toString(IdleStrategy.values()));
+        }
+    }
+
+    private static Duration seconds(double seconds) {
+        return Duration.ofNanos((long) (seconds * 1e9));
+    }
+}

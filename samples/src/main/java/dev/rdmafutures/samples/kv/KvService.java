@@ -1,0 +1,98 @@
+package dev.rdmafutures.samples.kv;
+
+import dev.rdmafutures.RdmaRuntime;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.function.Supplier;
+
+/** A running KV server and the way to load it: over RDMA, or its TCP twin. */
+interface KvService extends AutoCloseable {
+    /** {@code RDMA} or {@code TCP}. */
+    String name();
+
+    /** Runs one load against the server; {@code expectations} carries over between runs of one server. */
+    RunResult run(LoadSpec spec, Expectations expectations) throws Exception;
+
+    /** Stops the server and releases what the service holds. */
+    @Override
+    void close() throws IOException;
+
+    /** What to report beside the numbers, e.g. the shared receive queue's depth. */
+    String details();
+
+    /**
+     * The RDMA service: a server runtime and a client runtime from {@code runtimes} (provider, device, idle
+     * strategy), the server on {@code address} with {@code keys} keys of at most {@code valueSize} bytes and a
+     * shared receive queue of {@code queueDepth} receives. The client runtime is application-driven and owned by
+     * the calling thread, which must be the one that runs the loads.
+     */
+    static KvService rdma(Supplier<RdmaRuntime.Builder> runtimes, InetAddress address, int keys, int valueSize,
+                          int queueDepth) {
+        RdmaRuntime serverRuntime = runtimes.get().threadNamePrefix("kv-server").build();
+        RdmaKvServer server;
+        try {
+            server = new RdmaKvServer(serverRuntime, new InetSocketAddress(address, 0), keys, valueSize, queueDepth);
+        } catch (RuntimeException e) {
+            serverRuntime.close();
+            throw e;
+        }
+        RdmaRuntime client;
+        try {
+            client = runtimes.get().pollerThreads(0).build(); // driven by the thread that runs the load
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        return new KvService() {
+            @Override
+            public String name() {
+                return "RDMA";
+            }
+
+            @Override
+            public RunResult run(LoadSpec spec, Expectations expectations) throws Exception {
+                return RdmaKvClient.run(client, server.address(), spec, expectations);
+            }
+
+            @Override
+            public String details() {
+                return client.adapterInfo().providerName() + "/" + client.adapterInfo().deviceName()
+                        + ", shared receive queue of " + server.queueDepth() + " receives, fell below a quarter "
+                        + server.lowWaterNotifications() + " times";
+            }
+
+            @Override
+            public void close() {
+                client.close();
+                server.close();
+            }
+        };
+    }
+
+    /** The TCP twin on {@code address}, with the same keys and values. */
+    static KvService tcp(InetAddress address, int keys, int valueSize) throws IOException {
+        TcpKvServer server = new TcpKvServer(new InetSocketAddress(address, 0), keys, valueSize);
+        return new KvService() {
+            @Override
+            public String name() {
+                return "TCP";
+            }
+
+            @Override
+            public RunResult run(LoadSpec spec, Expectations expectations) throws Exception {
+                return TcpKvClient.run(server.address(), spec, expectations);
+            }
+
+            @Override
+            public String details() {
+                return "Java NIO, one selector thread per side";
+            }
+
+            @Override
+            public void close() throws IOException {
+                server.close();
+            }
+        };
+    }
+}

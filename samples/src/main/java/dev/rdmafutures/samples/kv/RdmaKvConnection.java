@@ -1,0 +1,375 @@
+package dev.rdmafutures.samples.kv;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.ScatterGatherList;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * One client connection of the load generator: a window of operations kept outstanding on the allocation-free
+ * callback path, each a small state machine driven by its completions. Its runtime is application-driven: every
+ * post and completion happens on the one thread that polls it ({@link RdmaKvClient}).
+ *
+ * <ul>
+ *   <li>GET: READ a neighbourhood of index slots; on a valid slot with the key, one scatter-gather READ of the
+ *       record into a header buffer and a payload buffer; check both against the slot. A torn slot is read again, a
+ *       record that no longer matches its slot sends the GET back to the index.</li>
+ *   <li>PUT: one Send gathered from a request header and the value, into the server's shared receive queue; done
+ *       when the Send completed and the acknowledgement arrived in one of the receives this connection keeps
+ *       posted (in whichever order those two come).</li>
+ * </ul>
+ *
+ * Every value read is checked against its checksums, its content and the {@link Expectations}.
+ */
+final class RdmaKvConnection implements CompletionCallback {
+    private static final int INDEX = 0;
+    private static final int VALUE = 1;
+    private static final int SEND = 2;
+    private static final int ACK = 3;
+    private static final int MAX_RETRIES = 10_000;
+    private static final int NEIGHBOURHOOD_BYTES = KvLayout.NEIGHBOURHOOD * IndexSlot.BYTES;
+    private static final int META_STRIDE = NEIGHBOURHOOD_BYTES + ValueRecord.HEADER_BYTES + Frames.REQUEST_BYTES;
+
+    private final RdmaConnection connection;
+    private final int number;
+    private final Bootstrap server;
+    private final int valueSize;
+    private final RunControl control;
+    private final Expectations expectations;
+    private final LoadStats stats = new LoadStats();
+    private final MemoryRegion meta;
+    private final MemoryRegion data;
+    private final ByteBuffer metaView;
+    private final ByteBuffer dataView;
+    private final int ackBase;
+    private final Op[] ops;
+    private int stopped;
+    private final CRC32C crc = new CRC32C();
+    private boolean acknowledgementsLost;
+
+    RdmaKvConnection(RdmaRuntime runtime, RdmaConnection connection, int number, Bootstrap server, LoadSpec spec,
+                     RunControl control, Expectations expectations) {
+        this.connection = connection;
+        this.number = number;
+        this.server = server;
+        this.valueSize = spec.valueSize();
+        this.control = control;
+        this.expectations = expectations;
+        int window = spec.window();
+        this.ackBase = window * META_STRIDE;
+        // meta: per slot an index neighbourhood, a record header and a request header; then the ack receives.
+        // data: per slot a payload buffer (as large as the server's largest value) and the value of a PUT.
+        this.meta = runtime.register(ByteBuffer.allocateDirect(ackBase + window * Frames.RESPONSE_BYTES),
+                Access.LOCAL_WRITE);
+        int stride = server.maxValue() + valueSize;
+        this.data = runtime.register(ByteBuffer.allocateDirect(window * stride), Access.LOCAL_WRITE);
+        this.metaView = meta.buffer();
+        this.dataView = data.buffer();
+        this.ops = new Op[window];
+        for (int i = 0; i < window; i++) {
+            ops[i] = new Op(i, new Workload(spec, number, i), i * META_STRIDE, i * stride);
+        }
+    }
+
+    LoadStats stats() {
+        return stats;
+    }
+
+    /** Posts the acknowledgement receives and starts every slot of the window. */
+    void start() {
+        try {
+            for (int r = 0; r < ops.length; r++) {
+                postAckReceive(r);
+            }
+        } catch (RdmaException e) {
+            loseAcknowledgements("cannot post the acknowledgement receives: " + e);
+        }
+        for (Op op : ops) {
+            op.next();
+        }
+    }
+
+    /** Whether every slot of the window has stopped. */
+    boolean isIdle() {
+        return stopped == ops.length;
+    }
+
+    /** Releases the buffers; call after the connection ended. */
+    void close() {
+        meta.close();
+        data.close();
+    }
+
+    @Override
+    public void completed(long context, int bytes) {
+        int n = (int) (context >>> 2);
+        try {
+            switch ((int) (context & 3)) {
+                case INDEX -> ops[n].indexRead();
+                case VALUE -> ops[n].valueRead();
+                case SEND -> ops[n].sent();
+                default -> ackReceived(n);
+            }
+        } catch (RdmaException e) {
+            if ((context & 3) == ACK) {
+                loseAcknowledgements("cannot post an acknowledgement receive again: " + e);
+            } else {
+                fail("cannot post: " + e);
+                ops[n].retire();
+            }
+        }
+    }
+
+    @Override
+    public void failed(long context, RdmaException error) {
+        int n = (int) (context >>> 2);
+        int phase = (int) (context & 3);
+        if (phase != ACK) {
+            fail((phase == INDEX ? "index READ" : phase == VALUE ? "record READ" : "PUT Send") + " failed: " + error);
+            ops[n].retire();
+        } else if (!isIdle()) { // the receives are cancelled when the connection ends after the run
+            loseAcknowledgements("an acknowledgement receive failed: " + error);
+        }
+    }
+
+    /** No acknowledgement will arrive any more: the run fails, and PUTs waiting for one stop. */
+    private void loseAcknowledgements(String why) {
+        fail(why);
+        acknowledgementsLost = true;
+        for (Op op : ops) {
+            if (op.pending == 1 && !op.sending) {
+                op.retire();
+            }
+        }
+    }
+
+    private void postAckReceive(int ring) {
+        connection.receive(meta, ackBase + ring * Frames.RESPONSE_BYTES, Frames.RESPONSE_BYTES, this,
+                (long) ring << 2 | ACK);
+    }
+
+    private void ackReceived(int ring) {
+        int at = ackBase + ring * Frames.RESPONSE_BYTES;
+        int op = Frames.op(metaView, at);
+        int requestId = Frames.requestId(metaView, at);
+        int status = Frames.responseStatus(metaView, at);
+        long version = Frames.responseVersion(metaView, at);
+        postAckReceive(ring); // the acknowledgement is read: the buffer may take the next one
+        if (op != Frames.ACK || requestId < 0 || requestId >= ops.length || ops[requestId].pending == 0) {
+            fail("an acknowledgement nobody waits for: op " + op + ", request " + requestId);
+            return;
+        }
+        Op put = ops[requestId];
+        if (status != Frames.OK) {
+            fail("PUT of key " + put.key + " answered " + Frames.status(status));
+            put.retire();
+            return;
+        }
+        String problem = expectations.acknowledged(put.key, version, put.seed);
+        if (problem != null) {
+            fail(problem);
+            put.retire();
+            return;
+        }
+        stats.answer(put.key, version, put.seed);
+        put.step();
+    }
+
+    private void fail(String why) {
+        control.fail("connection " + number + ": " + why);
+    }
+
+    /** One slot of the window: its buffers and the operation it runs. */
+    private final class Op {
+        final int number;
+        final Workload workload;
+        final ScatterGatherList segments = new ScatterGatherList(2);
+        final int neighbourhoodAt;
+        final int headerAt;
+        final int requestAt;
+        final int payloadAt;
+        final int valueAt;
+        boolean retired;
+        long begin;
+        long key;
+        long seed;
+        long minVersion;
+        int retries;
+        int probe;
+        int probed;
+        int count;
+        long version;
+        int length;
+        int recordCrc;
+        int pending;
+        boolean sending;
+
+        Op(int number, Workload workload, int metaAt, int dataAt) {
+            this.number = number;
+            this.workload = workload;
+            this.neighbourhoodAt = metaAt;
+            this.headerAt = metaAt + NEIGHBOURHOOD_BYTES;
+            this.requestAt = headerAt + ValueRecord.HEADER_BYTES;
+            this.payloadAt = dataAt;
+            this.valueAt = dataAt + server.maxValue();
+        }
+
+        void next() {
+            begin = System.nanoTime();
+            if (!control.mayStart(begin) || !workload.takeOne()) {
+                retire();
+                return;
+            }
+            retries = 0;
+            boolean get = workload.nextIsGet();
+            key = workload.nextKey();
+            try {
+                if (get) {
+                    minVersion = expectations.acknowledgedVersion(key);
+                    probe = KvLayout.home(key, server.capacity());
+                    probed = 0;
+                    readIndex();
+                } else {
+                    put(workload.nextSeed());
+                }
+            } catch (RdmaException e) {
+                fail("cannot post: " + e);
+                retire();
+            }
+        }
+
+        private void readIndex() {
+            count = Math.min(KvLayout.NEIGHBOURHOOD, server.capacity() - probe);
+            connection.read(meta, neighbourhoodAt, server.index(), (long) probe * IndexSlot.BYTES,
+                    count * IndexSlot.BYTES, RdmaKvConnection.this, context(INDEX));
+        }
+
+        void indexRead() {
+            for (int i = 0; i < count; i++) {
+                int at = neighbourhoodAt + i * IndexSlot.BYTES;
+                int state = IndexSlot.state(metaView, at, crc);
+                if (state == IndexSlot.TORN) {
+                    if (retry()) {
+                        readIndex();
+                    }
+                    return;
+                }
+                if (state == IndexSlot.EMPTY) {
+                    fail("GET of key " + key + " found no slot: the key is missing");
+                    retire();
+                    return;
+                }
+                if (IndexSlot.key(metaView, at) == key) {
+                    readRecord(at);
+                    return;
+                }
+            }
+            probed += count;
+            probe = (probe + count) & (server.capacity() - 1);
+            if (probed < server.capacity()) {
+                readIndex();
+            } else {
+                fail("GET of key " + key + " searched the whole index");
+                retire();
+            }
+        }
+
+        private void readRecord(int slotAt) {
+            version = IndexSlot.version(metaView, slotAt);
+            length = IndexSlot.length(metaView, slotAt);
+            recordCrc = IndexSlot.recordCrc(metaView, slotAt);
+            if (length < 0 || length > server.maxValue()) {
+                fail("key " + key + "'s slot has a valid checksum but a length of " + length);
+                retire();
+                return;
+            }
+            segments.clear().add(meta, headerAt, ValueRecord.HEADER_BYTES).add(data, payloadAt, length);
+            connection.read(segments, server.heap(), IndexSlot.offset(metaView, slotAt), RdmaKvConnection.this,
+                    context(VALUE));
+        }
+
+        void valueRead() {
+            if (!ValueRecord.matches(metaView, headerAt, dataView, payloadAt, key, version, length, recordCrc,
+                    crc)) {
+                if (retry()) { // overwritten or torn under the READ: the slot has moved on
+                    probe = KvLayout.home(key, server.capacity());
+                    probed = 0;
+                    readIndex();
+                }
+                return;
+            }
+            long found = ValueContent.seedOf(dataView, payloadAt, length, key);
+            String problem = found == ValueContent.CORRUPT
+                    ? "GET of key " + key + " version " + version + " passed its checksums but holds a wrong value"
+                    : expectations.checkGet(key, version, found, minVersion);
+            if (problem != null) {
+                fail(problem);
+                retire();
+                return;
+            }
+            stats.answer(key, version, found);
+            finish(true);
+        }
+
+        private boolean retry() {
+            stats.tornReads++;
+            if (++retries <= MAX_RETRIES) {
+                return true;
+            }
+            fail("GET of key " + key + " read nothing consistent in " + MAX_RETRIES + " attempts");
+            retire();
+            return false;
+        }
+
+        private void put(long valueSeed) {
+            seed = valueSeed;
+            ValueContent.fill(dataView, valueAt, valueSize, key, seed);
+            crc.reset();
+            KvLayout.update(crc, dataView, valueAt, valueSize);
+            Frames.request(metaView, requestAt, Frames.PUT, number, key, valueSize, (int) crc.getValue());
+            segments.clear().add(meta, requestAt, Frames.REQUEST_BYTES).add(data, valueAt, valueSize);
+            pending = 2;
+            sending = true;
+            connection.send(segments, RdmaKvConnection.this, context(SEND));
+        }
+
+        /** The PUT's Send completed. */
+        void sent() {
+            sending = false;
+            if (acknowledgementsLost) {
+                retire();
+            } else {
+                step();
+            }
+        }
+
+        /** The PUT's Send completed or its acknowledgement arrived; it is done after both. */
+        void step() {
+            if (--pending == 0) {
+                finish(false);
+            }
+        }
+
+        private void finish(boolean get) {
+            stats.record(get, begin, System.nanoTime(), control);
+            next();
+        }
+
+        void retire() {
+            if (!retired) {
+                retired = true;
+                pending = 0;
+                stopped++;
+            }
+        }
+
+        private long context(int phase) {
+            return (long) number << 2 | phase;
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.rdmafutures.samples.kv;
+
+import java.util.List;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What a run measured, over all its connections.
+ *
+ * @param service   a name for the table, e.g. {@code RDMA} or {@code TCP}
+ * @param gets      measured GETs
+ * @param puts      measured PUTs
+ * @param tornReads GET reads repeated because the server changed the slot or record under them
+ * @param seconds   the measured interval
+ * @param latency   every measured operation's latency in nanoseconds
+ * @param digest    the answers' digest (see {@link LoadStats#answer})
+ * @param failure   the first failure, or null
+ */
+record RunResult(String service, long gets, long puts, long tornReads, double seconds, Histogram latency,
+                 long digest, String failure) {
+    static RunResult of(String service, RunControl control, List<LoadStats> connections) {
+        Histogram latency = new Histogram(LoadStats.MAX_LATENCY, 3);
+        long gets = 0;
+        long puts = 0;
+        long torn = 0;
+        long digest = 0;
+        long lastEnd = control.start();
+        for (int i = 0; i < connections.size(); i++) {
+            LoadStats s = connections.get(i);
+            latency.add(s.latency);
+            gets += s.gets;
+            puts += s.puts;
+            torn += s.tornReads;
+            digest += KvLayout.mix(i + 1) * s.digest;
+            lastEnd = Math.max(lastEnd, s.lastEnd);
+        }
+        long end = control.stopAt() == Long.MAX_VALUE ? lastEnd : control.stopAt();
+        return new RunResult(service, gets, puts, torn, (end - control.measureFrom()) / 1e9, latency, digest,
+                control.failure());
+    }
+
+    /** A run that could not take place. */
+    static RunResult failed(String service, String why) {
+        return new RunResult(service, 0, 0, 0, 0, new Histogram(LoadStats.MAX_LATENCY, 3), 0, why);
+    }
+
+    boolean ok() {
+        return failure == null;
+    }
+
+    long operations() {
+        return gets + puts;
+    }
+
+    double throughput() {
+        return seconds > 0 ? operations() / seconds : 0;
+    }
+
+    /** A latency percentile in microseconds. */
+    double micros(double percentile) {
+        return latency.getValueAtPercentile(percentile) / 1e3;
+    }
+}

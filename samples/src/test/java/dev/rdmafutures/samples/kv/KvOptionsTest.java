@@ -1,0 +1,39 @@
+package dev.rdmafutures.samples.kv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.rdmafutures.IdleStrategy;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class KvOptionsTest {
+    @Test
+    void theDefaultsAreBinKvsAndLaterOptionsWin() {
+        KvOptions defaults = KvOptions.parse();
+        assertThat(defaults.provider()).isEqualTo("soft");
+        assertThat(defaults.address().getHostAddress()).isEqualTo("127.0.0.1");
+        assertThat(defaults.load()).isEqualTo(LoadSpec.timed(8, 16, 10_000, 128, 0.9, Duration.ofSeconds(2),
+                Duration.ofSeconds(10)));
+        KvOptions o = KvOptions.parse("--provider", "verbs", "--device", "rxe0", "--window", "2", "--window", "4",
+                "--duration", "0.5", "--idle", "BLOCKING", "--provider-option", "verbs.x=a=b");
+        assertThat(o.device()).isEqualTo("rxe0");
+        assertThat(o.idle()).isEqualTo(IdleStrategy.BLOCKING);
+        assertThat(o.options()).isEqualTo(Map.of("verbs.x", "a=b"));
+        assertThat(o.load().window()).isEqualTo(4);
+        assertThat(o.load().duration()).isEqualTo(Duration.ofMillis(500));
+    }
+
+    @Test
+    void badOptionsAreRefusedWithTheReason() {
+        assertThatThrownBy(() -> KvOptions.parse("--windows", "4")).hasMessageContaining("unknown option --windows");
+        assertThatThrownBy(() -> KvOptions.parse("--keys")).hasMessageContaining("--keys needs a value");
+        assertThatThrownBy(() -> KvOptions.parse("--keys", "many")).hasMessageContaining("needs a number");
+        assertThatThrownBy(() -> KvOptions.parse("--value-size", "8")).hasMessageContaining("value size");
+        assertThatThrownBy(() -> KvOptions.parse("--get-ratio", "1.5")).hasMessageContaining("GET ratio");
+        assertThatThrownBy(() -> KvOptions.parse("--duration", "0")).hasMessageContaining("--duration");
+        assertThatThrownBy(() -> KvOptions.parse("--idle", "SLEEPY")).hasMessageContaining("BLOCKING");
+        assertThatThrownBy(() -> KvOptions.parse("--provider-option", "soft.crc")).hasMessageContaining("KEY=VALUE");
+    }
+}

@@ -1,0 +1,82 @@
+package dev.rdmafutures.samples.kv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmafutures.RdmaRuntime;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The KV service end to end on the soft provider over loopback, and its TCP twin. */
+class KvServiceTest {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final int KEYS = 300;
+    private static final int VALUE = 64;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"RDMA", "TCP"})
+    void everyGetReturnsWhatTheLastAcknowledgedPutWrote(String kind) throws Exception {
+        LoadSpec mixed = LoadSpec.timed(3, 4, KEYS, VALUE, 0.6, Duration.ZERO, Duration.ofMillis(800));
+        try (KvService service = service(kind, mixed)) {
+            Expectations expectations = new Expectations(KEYS);
+            RunResult load = service.run(mixed, expectations);
+            assertThat(load.failure()).isNull();
+            assertThat(load.throughput()).isPositive();
+            assertThat(load.gets()).isPositive();
+            assertThat(load.puts()).isPositive();
+            assertThat(load.latency().getTotalCount()).isEqualTo(load.operations());
+
+            // No PUT outstanding now: every GET must return exactly the last acknowledged value of its key.
+            expectations.quiesce();
+            RunResult check = service.run(mixed.withGetRatio(1), expectations);
+            assertThat(check.failure()).isNull();
+            assertThat(check.gets()).isGreaterThan(KEYS / 2);
+            assertThat(check.puts()).isZero();
+        }
+    }
+
+    @Test
+    void theTcpTwinGivesTheSameAnswers() throws Exception {
+        // One connection, one operation at a time, the same seed: the same operations in the same order.
+        LoadSpec script = new LoadSpec(1, 1, 50, VALUE, 0.5, Duration.ZERO, Duration.ZERO, 400, 7);
+        RunResult rdma;
+        try (KvService service = service("RDMA", script)) {
+            rdma = service.run(script, new Expectations(script.keys()));
+        }
+        RunResult tcp;
+        try (KvService service = service("TCP", script)) {
+            tcp = service.run(script, new Expectations(script.keys()));
+        }
+        assertThat(rdma.failure()).isNull();
+        assertThat(tcp.failure()).isNull();
+        assertThat(rdma.operations()).isEqualTo(400);
+        assertThat(tcp.gets()).isEqualTo(rdma.gets());
+        assertThat(tcp.digest()).isNotZero().isEqualTo(rdma.digest());
+    }
+
+    @Test
+    void theBenchPrintsBothServicesAndTheirRatios() throws Exception {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        int status = KvBench.run(new String[] {"--connections", "2", "--window", "3", "--duration", "0.4",
+            "--warmup", "0.1", "--keys", "200", "--value-size", "40"}, new PrintStream(buffer, true,
+                StandardCharsets.UTF_8));
+        String out = buffer.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(out).isZero();
+        assertThat(out).contains("RDMA: soft/").contains("RDMA/TCP").contains("RDMA: every value read was checked: OK")
+                .contains("TCP: every value read was checked: OK");
+        assertThat(KvBench.run(new String[] {"--window", "0"}, new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8))).isEqualTo(2);
+    }
+
+    private static KvService service(String kind, LoadSpec spec) throws Exception {
+        return kind.equals("RDMA")
+                ? KvService.rdma(RdmaRuntime::builder, LOOPBACK, spec.keys(), spec.valueSize(),
+                        spec.connections() * spec.window())
+                : KvService.tcp(LOOPBACK, spec.keys(), spec.valueSize());
+    }
+}
