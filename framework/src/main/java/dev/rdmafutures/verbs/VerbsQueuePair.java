@@ -131,11 +131,6 @@ final class VerbsQueuePair {
         return QpQuery.number(handle);
     }
 
-    /** Whether the QP takes its receives from a shared receive queue (the connect says so on IB/RoCE). */
-    boolean usesSharedReceiveQueue() {
-        return sharedQueue != null;
-    }
-
     /** Moves a detached QP to INIT with the CM's attributes, before the connect. */
     int moveToInit(long cmIdHandle) {
         return NativeVerbs.modifyQpFromCm(cmIdHandle, handle, IbvQP.IBV_QPS_INIT, CM_READ_LIMIT);
