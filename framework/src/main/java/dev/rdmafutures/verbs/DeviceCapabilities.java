@@ -15,13 +15,17 @@ import java.nio.ByteBuffer;
  * segments (1 on siw), so a READ with more becomes several ({@link SendList}): each connection's send queue holds
  * that many work requests per READ, and its own CQ every work request and every receive, its own or any of a shared
  * queue's. So each depth, the shared receive queue's too, keeps {@code depth * parts} within {@code max_qp_wr} and
- * {@code depth * (parts + 1)} within {@code max_cqe}.
+ * {@code depth * (parts + 1)} within {@code max_cqe}. On siw (vendor {@code 0x626d74}) short payloads are cut at page
+ * boundaries ({@link SendList}), which may double the segments (and a READ's requests).
  *
- * @param adapterInfo what the runtime reports
- * @param maxReadSge  the segments one READ work request scatters into ({@code max_sge_rd})
+ * @param adapterInfo    what the runtime reports
+ * @param maxReadSge     the segments one READ work request scatters into ({@code max_sge_rd})
+ * @param shortCrossings whether short payloads must not cross a page inside one segment (siw)
  */
-record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge) {
+record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean shortCrossings) {
     private static final int LINK_LAYER_ETHERNET = 2;
+    /** siw's {@code vendor_id}, "bmt". */
+    private static final int SIW_VENDOR_ID = 0x626d74;
     /** IB/RoCE private-data limits for RDMA_PS_TCP: connect, accept, reject. */
     private static final int[] IB_PRIVATE_DATA = {56, 196, 148};
     /** iWARP: librdmacm's 8-bit length (255) less MPA revision 2's 4-byte IRD/ORD header (measured on siw). */
@@ -40,7 +44,8 @@ record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge) {
         boolean sharedQueues = scratch.getInt(DeviceInfo.MAX_SRQ) > 0;
         int maxReceiveSge = sharedQueues
                 ? Math.max(1, Math.min(maxSge, scratch.getInt(DeviceInfo.MAX_SRQ_SGE))) : maxSge;
-        int parts = SendList.parts(maxSge, maxReadSge);
+        boolean shortCrossings = scratch.getInt(DeviceInfo.VENDOR_ID) == SIW_VENDOR_ID;
+        int parts = SendList.parts(SendList.segments(maxSge, shortCrossings), maxReadSge);
         int maxQueueDepth = Math.max(1, Math.min(scratch.getInt(DeviceInfo.MAX_QP_WR) / parts,
                 scratch.getInt(DeviceInfo.MAX_CQE) / (parts + 1)));
         int maxSharedDepth = sharedQueues ? Math.min(scratch.getInt(DeviceInfo.MAX_SRQ_WR), maxQueueDepth) : 0;
@@ -67,6 +72,6 @@ record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge) {
                 .passiveAcceptWaitsForCompleteConnect(!iwarp)
                 .sendWaitsForPeerReceive(!iwarp)
                 .build();
-        return new DeviceCapabilities(info, maxReadSge);
+        return new DeviceCapabilities(info, maxReadSge, shortCrossings);
     }
 }

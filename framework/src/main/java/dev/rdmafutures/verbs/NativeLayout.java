@@ -72,6 +72,7 @@ final class NativeLayout {
 
     /** {@code NativeVerbs.queryDevice}'s record. */
     static final class DeviceInfo {
+        static final int VENDOR_ID = 32;
         static final int MAX_QP_WR = 48;
         static final int MAX_SGE = 56;
         static final int MAX_CQE = 64;

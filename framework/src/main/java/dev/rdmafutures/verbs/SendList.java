@@ -15,29 +15,47 @@ import java.nio.ByteOrder;
  * read ({@code max_sge_rd}: 1 on siw, whose iWARP Read Request names one sink) becomes a chain of reads over
  * consecutive remote ranges, one per group of segments: the last is signalled and carries the request's work-request
  * id, the others are unsignalled and carry its part id, so only a failure of theirs reaches the CQ. A READ without
- * bytes still names one empty sink segment in a registered region, as iWARP requires. Poller thread only.
+ * bytes still names one empty sink segment in a registered region, as iWARP requires.
+ *
+ * <p>With {@code shortCrossings} (siw), a payload of at most {@value #SHORT_PAYLOAD} bytes never crosses a 4 KiB
+ * page boundary inside one segment: siw (Linux 6.1, {@code siw_try_1seg}) copies such a one-segment payload into its
+ * packet from the wrong places (the bytes behind the first page, then the second page from its start), both when it
+ * sends ours and when it answers a peer's READ. So a short WRITE or SEND whose one segment crosses a page becomes two
+ * segments, and a READ segment that is short and whose remote range crosses one is read in two, each answered apart.
+ * Poller thread only.
  */
 final class SendList {
+    /** The longest payload siw copies through {@code siw_try_1seg} ({@code MAX_HDR_INLINE} is 32 in 6.1), and more. */
+    static final int SHORT_PAYLOAD = 64;
+    private static final long PAGE = 4096;
     private final ByteBuffer list;
     private final long address;
     private final int maxReadSge;
     private final VerbsRegion emptySink;
+    private final boolean shortCrossings;
     private final int sgeBase;
     private final int badIndexOffset;
 
     /**
      * Room for requests of up to {@code maxSge} segments, a READ split into up to
-     * {@link #parts(int, int) parts(maxSge, maxReadSge)} requests; {@code emptySink} is a READ without bytes' sink.
+     * {@link #parts(int, int) parts(segments(maxSge, shortCrossings), maxReadSge)} requests; {@code emptySink} is a
+     * READ without bytes' sink; {@code shortCrossings}: cut short payloads at page boundaries, as siw needs.
      */
-    SendList(int maxSge, int maxReadSge, VerbsRegion emptySink) {
+    SendList(int maxSge, int maxReadSge, VerbsRegion emptySink, boolean shortCrossings) {
         this.maxReadSge = maxReadSge;
         this.emptySink = emptySink;
-        int requests = parts(maxSge, maxReadSge);
-        int segments = Math.max(maxSge, 1);
+        this.shortCrossings = shortCrossings;
+        int segments = Math.max(segments(maxSge, shortCrossings), 1);
+        int requests = parts(segments, maxReadSge);
         this.sgeBase = requests * SendRequest.SIZE;
         this.badIndexOffset = sgeBase + segments * Sge.SIZE;
         this.list = ByteBuffer.allocateDirect(badIndexOffset + 8).order(ByteOrder.nativeOrder());
         this.address = MemoryUtils.getAddress(list);
+    }
+
+    /** How many {@code ibv_sge}s a request of {@code maxSge} segments takes at most. */
+    static int segments(int maxSge, boolean shortCrossings) {
+        return shortCrossings ? 2 * maxSge : maxSge;
     }
 
     /** How many work requests a READ of {@code segments} segments takes at most, at least 1. */
@@ -65,8 +83,11 @@ final class SendList {
      * {@code partId}, the last {@code wrId}.
      */
     int write(WorkRequest request, long wrId, long partId) {
-        int segments = writeSegments(request);
         boolean read = request.kind() == WorkRequest.Kind.READ;
+        int segments = writeSegments(request);
+        if (shortCrossings && segments > 0) {
+            segments = cutShortCrossing(request, read, segments);
+        }
         if (read && segments == 0) {
             putSge(0, emptySink.address(), 0, emptySink.localKey());
             segments = 1;
@@ -99,7 +120,7 @@ final class SendList {
             list.putLong(at + SendRequest.REMOTE_ADDRESS, remote);
             list.putInt(at + SendRequest.RKEY, request.remoteToken());
             for (int s = first; s < first + count; s++) {
-                remote += Integer.toUnsignedLong(list.getInt(sgeBase + s * Sge.SIZE + Sge.LENGTH));
+                remote += Integer.toUnsignedLong(sgeLength(s));
             }
         }
         return requests;
@@ -116,6 +137,59 @@ final class SendList {
             }
         }
         return written;
+    }
+
+    /**
+     * The SGE array with short payloads' page crossings cut (see the class comment): for a READ, every segment (siw
+     * reads each into its own sink, with its own request) whose remote range crosses; else the one segment, if it
+     * does. Returns the new number of segments.
+     */
+    private int cutShortCrossing(WorkRequest request, boolean read, int segments) {
+        if (!read) {
+            return segments == 1 ? cutIfCrossing(0, sgeAddress(0), segments) : segments;
+        }
+        long remote = request.remoteAddress();
+        int count = segments;
+        for (int i = 0; i < count; i++) {
+            int length = sgeLength(i);
+            int cut = cutIfCrossing(i, remote, count);
+            if (cut > count) {
+                count = cut;
+                i++; // the second half starts on the next page
+            }
+            remote += length;
+        }
+        return count;
+    }
+
+    /**
+     * Cuts segment {@code index} where {@code address}, the address its bytes start at, reaches a page boundary, if
+     * it is short and does; returns the new number of segments.
+     */
+    private int cutIfCrossing(int index, long address, int segments) {
+        int length = sgeLength(index);
+        int head = (int) (PAGE - (address & (PAGE - 1)));
+        if (length > SHORT_PAYLOAD || head >= length) {
+            return segments;
+        }
+        for (int j = segments; j > index + 1; j--) {
+            putSge(j, sgeAddress(j - 1), sgeLength(j - 1), sgeKey(j - 1));
+        }
+        putSge(index + 1, sgeAddress(index) + head, length - head, sgeKey(index));
+        putSge(index, sgeAddress(index), head, sgeKey(index));
+        return segments + 1;
+    }
+
+    private long sgeAddress(int index) {
+        return list.getLong(sgeBase + index * Sge.SIZE + Sge.ADDRESS);
+    }
+
+    private int sgeLength(int index) {
+        return list.getInt(sgeBase + index * Sge.SIZE + Sge.LENGTH);
+    }
+
+    private int sgeKey(int index) {
+        return list.getInt(sgeBase + index * Sge.SIZE + Sge.LKEY);
     }
 
     private void putSge(int index, long sgeAddress, int length, int localKey) {

@@ -60,6 +60,7 @@ final class VerbsDevice implements ProviderDevice {
     private final IbvPd pd;
     private final long pdHandle;
     private final int maxReadSge;
+    private final boolean shortCrossings;
     private final AdapterInfo adapterInfo;
     /** The segment of READs and receives without bytes: siw takes neither without one (iWARP names a sink). */
     private final VerbsRegion emptySink;
@@ -67,7 +68,7 @@ final class VerbsDevice implements ProviderDevice {
     private final List<VerbsEventLoop> loops = new ArrayList<>();
 
     private VerbsDevice(ProviderConfig config, RdmaCm cm, NativeDispatcher dispatcher, IbvContext context,
-                        IbvPd pd, int maxReadSge, AdapterInfo adapterInfo) {
+                        IbvPd pd, DeviceCapabilities capabilities) {
         this.config = config;
         this.cm = cm;
         this.dispatcher = dispatcher;
@@ -75,8 +76,9 @@ final class VerbsDevice implements ProviderDevice {
         this.contextHandle = ((NatObject) context).getObjId();
         this.pd = pd;
         this.pdHandle = ((NatObject) pd).getObjId();
-        this.maxReadSge = maxReadSge;
-        this.adapterInfo = adapterInfo;
+        this.maxReadSge = capabilities.maxReadSge();
+        this.shortCrossings = capabilities.shortCrossings();
+        this.adapterInfo = capabilities.adapterInfo();
         this.emptySink = (VerbsRegion) register(ByteBuffer.allocateDirect(8), Set.of(Access.LOCAL_WRITE));
     }
 
@@ -132,8 +134,7 @@ final class VerbsDevice implements ProviderDevice {
         IbvContext context = new NatIbvContext(handle, dispatcher);
         IbvPd pd = context.allocPd();
         LOG.debug("opened {}", capabilities.adapterInfo());
-        return new VerbsDevice(config, cm, dispatcher, context, pd, capabilities.maxReadSge(),
-                capabilities.adapterInfo());
+        return new VerbsDevice(config, cm, dispatcher, context, pd, capabilities);
     }
 
     private static String deviceName(long context, ByteBuffer scratch, long address) {
@@ -182,6 +183,11 @@ final class VerbsDevice implements ProviderDevice {
     /** The most segments one READ work request scatters into ({@code max_sge_rd}). */
     int maxReadSge() {
         return maxReadSge;
+    }
+
+    /** Whether short payloads must not cross a page inside one segment ({@link SendList}: siw). */
+    boolean shortCrossings() {
+        return shortCrossings;
     }
 
     /** A registered region whose address and key a READ or receive without bytes names as its empty segment. */

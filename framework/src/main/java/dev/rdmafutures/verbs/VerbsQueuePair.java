@@ -37,6 +37,8 @@ final class VerbsQueuePair {
     private final VerbsSharedReceiveQueue sharedQueue;
     private final ConnectionEvents connectionEvents;
     private final int sendRequests;
+    /** Segments per send-queue work request: the granted ones, and two where a short payload may be cut (siw). */
+    private final int sendSge;
     private final SendList sendList;
     private final ReceiveList receiveList;
     private long handle;
@@ -72,11 +74,14 @@ final class VerbsQueuePair {
         this.depths = depths;
         this.sharedQueue = sharedQueue;
         this.connectionEvents = connectionEvents;
-        int maxReadSge = loop.device().maxReadSge();
-        this.sendRequests = depths.initiator() * SendList.parts(depths.initiatorSge(), maxReadSge);
-        this.sendList = new SendList(depths.initiatorSge(), maxReadSge, loop.device().emptySink());
+        VerbsDevice device = loop.device();
+        boolean shortCrossings = device.shortCrossings();
+        this.sendSge = shortCrossings ? Math.max(2, depths.initiatorSge()) : depths.initiatorSge();
+        this.sendRequests = depths.initiator()
+                * SendList.parts(SendList.segments(depths.initiatorSge(), shortCrossings), device.maxReadSge());
+        this.sendList = new SendList(depths.initiatorSge(), device.maxReadSge(), device.emptySink(), shortCrossings);
         this.receiveList = sharedQueue == null
-                ? new ReceiveList(depths.receiveSge(), loop.device().emptySink()) : null;
+                ? new ReceiveList(depths.receiveSge(), device.emptySink()) : null;
         this.sends = new PostedSends(depths.initiator());
         // Room for everything the QP can complete: every send-queue work request (a failure completes unsignalled
         // ones too) and every receive, its own or any of the shared queue's. AdapterInfo's maxima keep this within
@@ -105,10 +110,8 @@ final class VerbsQueuePair {
         int receives = sharedQueue == null ? depths.receive() : 0;
         int receiveSge = sharedQueue == null ? depths.receiveSge() : 0;
         long created = detached
-                ? NativeVerbs.createQpDetached(pd, cq, cq, srq, sendRequests, receives, depths.initiatorSge(),
-                        receiveSge, 0, 0)
-                : NativeVerbs.createQp(cmIdHandle, pd, cq, cq, srq, sendRequests, receives, depths.initiatorSge(),
-                        receiveSge, 0, 0);
+                ? NativeVerbs.createQpDetached(pd, cq, cq, srq, sendRequests, receives, sendSge, receiveSge, 0, 0)
+                : NativeVerbs.createQp(cmIdHandle, pd, cq, cq, srq, sendRequests, receives, sendSge, receiveSge, 0, 0);
         if (created < 0) {
             throw new IOException((detached ? "ibv_create_qp" : "rdma_create_qp") + " of " + sendRequests
                     + " send and " + receives + " receive requests failed (errno " + -created + ")");

@@ -49,7 +49,11 @@ class WorkRequestListsTest {
     }
 
     /** A request as the core hands it over: segments (region, offset, length). */
-    private record Request(Kind kind, List<Segment> segments, int flags) implements WorkRequest {
+    private record Request(Kind kind, List<Segment> segments, int flags, long remoteAddress) implements WorkRequest {
+        Request(Kind kind, List<Segment> segments, int flags) {
+            this(kind, segments, flags, REMOTE);
+        }
+
         @Override
         public int segmentCount() {
             return segments.size();
@@ -73,11 +77,6 @@ class WorkRequestListsTest {
         @Override
         public int length() {
             return segments.stream().mapToInt(Segment::length).sum();
-        }
-
-        @Override
-        public long remoteAddress() {
-            return REMOTE;
         }
 
         @Override
@@ -120,7 +119,7 @@ class WorkRequestListsTest {
 
     @Test
     void aWriteGathersItsNonEmptySegmentsInOrderIntoOneSignalledRequest() throws Exception {
-        SendList list = new SendList(4, 1, sink);
+        SendList list = new SendList(4, 1, sink, false);
         Request write = new Request(WorkRequest.Kind.WRITE,
                 List.of(new Segment(a, 3, 100), new Segment(b, 0, 0), new Segment(b, 5, 7)), 0);
         assertThat(list.write(write, WR_ID, PART_ID)).isOne();
@@ -137,7 +136,7 @@ class WorkRequestListsTest {
 
     @Test
     void aReadWithMoreSegmentsThanTheDeviceScattersBecomesAChainOverConsecutiveRemoteRanges() throws Exception {
-        SendList list = new SendList(4, 2, sink);
+        SendList list = new SendList(4, 2, sink, false);
         Request read = new Request(WorkRequest.Kind.READ, List.of(new Segment(a, 0, 10), new Segment(b, 1, 20),
                 new Segment(a, 100, 30)), WorkRequest.READ_FENCE);
         assertThat(list.write(read, WR_ID, PART_ID)).isEqualTo(2);
@@ -162,7 +161,7 @@ class WorkRequestListsTest {
 
     @Test
     void aReadWithoutBytesNamesOneEmptySegmentAndASendNone() throws Exception {
-        SendList list = new SendList(1, 1, sink);
+        SendList list = new SendList(1, 1, sink, false);
         assertThat(list.write(new Request(WorkRequest.Kind.READ, List.of(), 0), WR_ID, PART_ID)).isOne();
         ByteBuffer wrs = bytes(list);
         assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {new long[] {0x30_0000L, 0, 0x33}});
@@ -174,7 +173,7 @@ class WorkRequestListsTest {
 
     @Test
     void aSendAndInvalidateCarriesTheTokenToInvalidate() throws Exception {
-        SendList list = new SendList(1, 1, sink);
+        SendList list = new SendList(1, 1, sink, false);
         list.write(new Request(WorkRequest.Kind.SEND_INVALIDATE, List.of(new Segment(a, 0, 8)), 0), WR_ID, PART_ID);
         ByteBuffer wrs = bytes(list);
         assertThat(wrs.getInt(SendRequest.OPCODE)).isEqualTo(SendRequest.SEND_WITH_INV);
@@ -197,6 +196,42 @@ class WorkRequestListsTest {
         assertThat(wr.getInt(ReceiveRequest.NUM_SGE)).isOne();
         assertThat(wr.getLong(ReceiveRequest.SIZE + Sge.ADDRESS)).isEqualTo(0x30_0000L);
         assertThat(wr.getInt(ReceiveRequest.SIZE + Sge.LENGTH)).isZero();
+    }
+
+    @Test
+    void onSiwAShortOneSegmentWriteThatCrossesAPageBecomesTwoSegments() throws Exception {
+        SendList list = new SendList(1, 1, sink, true);
+        list.write(new Request(WorkRequest.Kind.WRITE, List.of(new Segment(a, 4090, 20)), 0), WR_ID, PART_ID);
+        ByteBuffer wrs = bytes(list);
+        assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {
+                new long[] {0x10_0000L + 4090, 6, 0x11}, new long[] {0x10_0000L + 4096, 14, 0x11}});
+        // Longer than siw copies that way, or already in two segments: as they are.
+        list.write(new Request(WorkRequest.Kind.SEND, List.of(new Segment(a, 4090, 100)), 0), WR_ID, PART_ID);
+        assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {new long[] {0x10_0000L + 4090, 100, 0x11}});
+        SendList two = new SendList(2, 1, sink, true);
+        two.write(new Request(WorkRequest.Kind.SEND, List.of(new Segment(a, 4090, 20), new Segment(b, 0, 4)), 0),
+                WR_ID, PART_ID);
+        assertThat(sges(two, bytes(two), 0)).hasNumberOfRows(2);
+    }
+
+    @Test
+    void onSiwAShortReadSegmentWhoseRemoteRangeCrossesAPageIsReadInTwo() throws Exception {
+        SendList list = new SendList(3, 1, sink, true);
+        long remote = REMOTE + 2 * 4096 - 8;
+        // 10 bytes across the boundary (cut at 8), 14 short but within a page, 100 across the next one but long.
+        Request read = new Request(WorkRequest.Kind.READ, List.of(new Segment(a, 0, 10), new Segment(b, 0, 14),
+                new Segment(b, 100, 4096)), 0, remote);
+        assertThat(list.write(read, WR_ID, PART_ID)).isEqualTo(4);
+        ByteBuffer wrs = bytes(list);
+        assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {new long[] {0x10_0000L, 8, 0x11}});
+        assertThat(sges(list, wrs, 1)).isDeepEqualTo(new long[][] {new long[] {0x10_0000L + 8, 2, 0x11}});
+        assertThat(sges(list, wrs, 2)).isDeepEqualTo(new long[][] {new long[] {0x20_0000L, 14, 0x22}});
+        assertThat(sges(list, wrs, 3)).isDeepEqualTo(new long[][] {new long[] {0x20_0000L + 100, 4096, 0x22}});
+        assertThat(wrs.getLong(SendRequest.REMOTE_ADDRESS)).isEqualTo(remote);
+        assertThat(wrs.getLong(SendRequest.SIZE + SendRequest.REMOTE_ADDRESS)).isEqualTo(REMOTE + 2 * 4096);
+        assertThat(wrs.getLong(2 * SendRequest.SIZE + SendRequest.REMOTE_ADDRESS)).isEqualTo(REMOTE + 2 * 4096 + 2);
+        assertThat(wrs.getLong(3 * SendRequest.SIZE + SendRequest.REMOTE_ADDRESS)).isEqualTo(REMOTE + 2 * 4096 + 16);
+        assertThat(wrs.getLong(3 * SendRequest.SIZE + SendRequest.WR_ID)).isEqualTo(WR_ID);
     }
 
     @Test
