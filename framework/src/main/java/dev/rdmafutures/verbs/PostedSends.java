@@ -3,36 +3,93 @@ package dev.rdmafutures.verbs;
 import dev.rdmafutures.spi.WorkRequest;
 
 /**
- * The READs, WRITEs and SENDs a queue pair has posted and not yet retired, oldest first, each with the sequence
- * number its work requests carry: an RC send queue completes in order, so a completion belongs to the oldest entry
- * when its sequence matches, and to none (a part of a request whose post failed half-way) when it does not. A fixed
- * ring of the initiator depth, which the core never exceeds. Poller thread only.
+ * The READs, WRITEs and SENDs a queue pair has posted and not yet reported, in posting order, each in the slot its
+ * work requests name together with the sequence number of its post. Completions are matched to their request by
+ * slot and reported in posting order, as a send queue's completions are meant to come: siw completes a WRITE or a
+ * SEND as soon as it is sent, before the response to an earlier READ has arrived. A completion whose sequence
+ * matches no slot belongs to a part of a READ whose post failed half-way. A fixed ring of the initiator depth, which
+ * the core never exceeds. Poller thread only.
  */
 final class PostedSends {
+    /** Work-request id bits: the slot, then the sequence number. */
+    static final int SLOT_BITS = 24;
+    private static final long SLOT_MASK = (1L << SLOT_BITS) - 1;
+
     private final WorkRequest[] requests;
     private final int[] sequences;
+    private final boolean[] done;
+    private final int[] statuses;
+    private final int[] vendorErrors;
     private int head;
     private int size;
 
     PostedSends(int capacity) {
+        if (capacity > SLOT_MASK + 1) {
+            throw new IllegalArgumentException("at most " + (SLOT_MASK + 1) + " requests, not " + capacity);
+        }
         this.requests = new WorkRequest[capacity];
         this.sequences = new int[capacity];
+        this.done = new boolean[capacity];
+        this.statuses = new int[capacity];
+        this.vendorErrors = new int[capacity];
     }
 
-    /** Appends {@code request}, posted with {@code sequence}. */
+    /** The work-request id of a request posted with {@code sequence} into the slot {@link #add} will return next. */
+    long nextId(int sequence) {
+        return ((long) sequence << SLOT_BITS) | ((head + size) % requests.length);
+    }
+
+    /** Appends {@code request}, posted with {@code sequence} under {@link #nextId}. */
     void add(WorkRequest request, int sequence) {
         if (size == requests.length) {
             throw new IllegalStateException("more than " + size + " requests posted: the core's slots failed");
         }
-        int at = (head + size) % requests.length;
-        requests[at] = request;
-        sequences[at] = sequence;
+        int slot = (head + size) % requests.length;
+        requests[slot] = request;
+        sequences[slot] = sequence;
+        done[slot] = false;
+        statuses[slot] = VerbsErrors.WC_SUCCESS;
         size++;
     }
 
-    /** Whether the oldest request was posted with {@code sequence}. */
-    boolean oldestIs(int sequence) {
-        return size > 0 && sequences[head] == sequence;
+    /**
+     * Records a completion of work request {@code wrId} (its low 56 bits): the request's last ({@code part} false)
+     * or an unsignalled part of it, which completes only when it failed. The first failure is the request's outcome.
+     * Returns false when {@code wrId} names no posted request.
+     */
+    boolean complete(long wrId, boolean part, int status, int vendorError) {
+        int slot = (int) (wrId & SLOT_MASK);
+        if (slot >= requests.length || requests[slot] == null || sequences[slot] != (int) (wrId >>> SLOT_BITS)) {
+            return false;
+        }
+        if (status != VerbsErrors.WC_SUCCESS && statuses[slot] == VerbsErrors.WC_SUCCESS) {
+            statuses[slot] = status;
+            vendorErrors[slot] = vendorError;
+        }
+        if (!part) {
+            done[slot] = true;
+        }
+        return true;
+    }
+
+    /** Whether the oldest request has completed, so it can be reported. */
+    boolean oldestDone() {
+        return size > 0 && done[head];
+    }
+
+    /** The oldest request's work-completion status. */
+    int oldestStatus() {
+        return statuses[head];
+    }
+
+    /** The oldest request's vendor error. */
+    int oldestVendorError() {
+        return vendorErrors[head];
+    }
+
+    /** Whether the oldest request completed successfully: only then may {@link #poll()} report it as done. */
+    boolean oldestSucceeded() {
+        return done[head] && statuses[head] == VerbsErrors.WC_SUCCESS;
     }
 
     /** Removes and returns the oldest request, or null. */

@@ -19,8 +19,8 @@ import java.util.ArrayDeque;
  * signalled one proves them done, and the completions its loop hands over. The core never has more requests
  * outstanding than the depths (a silent one keeps its slot until proven done, after its WQE is retired), so every
  * post finds room; reads beyond the outbound read limit wait in the send queue, the device starting them in order.
- * An RC QP completes each queue in order, so the oldest posted request is the one a completion reports. Poller
- * thread only.
+ * Send-queue completions name their request's slot ({@link PostedSends}) and are reported in posting order; receive
+ * completions come in order (or name a shared receive queue's slot). Poller thread only.
  */
 final class VerbsQueuePair {
     /** Work-request id bits: a receive (the low 32 bits are a shared receive queue's slot), a part of a READ. */
@@ -48,9 +48,6 @@ final class VerbsQueuePair {
     private final PostedSends sends;
     private final ArrayDeque<WorkRequest> receiveQueue = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> heldSilent = new ArrayDeque<>();
-    /** The first failure among the unsignalled parts of the oldest READ, reported with the READ's completion. */
-    private int partStatus = VerbsErrors.WC_SUCCESS;
-    private int partVendorError;
     /** The polled completions being handed over: a callback that ends the connection drains the rest. */
     private int batchSize;
     private int batchNext;
@@ -164,7 +161,7 @@ final class VerbsQueuePair {
 
     private void postSend(WorkRequest request) {
         int posted = sequence++;
-        long wrId = Integer.toUnsignedLong(posted);
+        long wrId = sends.nextId(posted);
         sendList.write(request, wrId, wrId | PART_ID);
         int rc = NativeVerbs.postSend(handle, sendList.address(), sendList.badIndexAddress());
         if (rc < 0) {
@@ -250,33 +247,27 @@ final class VerbsQueuePair {
                     completion.getWc_flags(), completion.getImm_data());
             return;
         }
-        if (!sends.oldestIs((int) wrId)) {
-            return; // a part of a READ whose post failed half-way: the READ failed then
-        }
-        if ((wrId & PART_ID) != 0) {
-            if (status != VerbsErrors.WC_SUCCESS && partStatus == VerbsErrors.WC_SUCCESS) {
-                partStatus = status;
-                partVendorError = vendorError;
-            }
-            return;
-        }
-        WorkRequest request = sends.poll();
-        if (partStatus != VerbsErrors.WC_SUCCESS) {
-            status = partStatus;
-            vendorError = partVendorError;
-            partStatus = VerbsErrors.WC_SUCCESS;
-        }
-        if (status == VerbsErrors.WC_SUCCESS) {
-            if (request.has(WorkRequest.SILENT_SUCCESS)) {
+        if (sends.complete(wrId, (wrId & PART_ID) != 0, status, vendorError)) {
+            reportCompletedSends();
+        } // else a part of a READ whose post failed half-way: the READ failed then
+    }
+
+    /** Reports the oldest requests that completed, in posting order, up to the first still outstanding. */
+    private void reportCompletedSends() {
+        while (sends.oldestDone()) {
+            int status = sends.oldestStatus();
+            int vendorError = sends.oldestVendorError();
+            WorkRequest request = sends.poll();
+            if (status != VerbsErrors.WC_SUCCESS) {
+                releaseSilent();
+                fail(request, status, vendorError, false);
+            } else if (request.has(WorkRequest.SILENT_SUCCESS)) {
                 heldSilent.add(request);
             } else {
                 releaseSilent();
                 request.completion().completed(request.length());
             }
-            return;
         }
-        releaseSilent();
-        fail(request, status, vendorError, false);
     }
 
     private void onReceiveCompletion(int slot, int status, int vendorError, int bytes, int flags, int token) {
@@ -355,10 +346,19 @@ final class VerbsQueuePair {
         drain(false);
         RdmaException error = flushed();
         releaseSilent();
-        WorkRequest next;
-        while ((next = sends.poll()) != null) {
-            next.completion().failed(error);
+        while (true) {
+            boolean succeeded = sends.oldestSucceeded(); // done, behind one that was not
+            WorkRequest next = sends.poll();
+            if (next == null) {
+                break;
+            }
+            if (succeeded) {
+                next.completion().completed(next.length());
+            } else {
+                next.completion().failed(error);
+            }
         }
+        WorkRequest next;
         while ((next = receiveQueue.poll()) != null) {
             next.completion().failed(error);
         }
