@@ -59,6 +59,11 @@ final class RawPeer implements AutoCloseable {
     }
 
     private MpaMessage readMessage(boolean reply) throws Exception {
+        return readMpaMessage(in, reply);
+    }
+
+    /** Reads one MPA request ({@code reply} false) or reply, private data included, from {@code in}. */
+    static MpaMessage readMpaMessage(DataInputStream in, boolean reply) throws Exception {
         byte[] header = new byte[MpaMessage.HEADER_LENGTH];
         in.readFully(header);
         int pdLength = ((header[18] & 0xFF) << 8) | (header[19] & 0xFF);

@@ -38,14 +38,7 @@ class SoftWireTest extends ConformanceSupport {
     }
 
     private static MpaMessage readMessage(Socket socket, boolean reply) throws Exception {
-        DataInputStream in = new DataInputStream(socket.getInputStream());
-        byte[] header = new byte[MpaMessage.HEADER_LENGTH];
-        in.readFully(header);
-        int pdLength = ((header[18] & 0xFF) << 8) | (header[19] & 0xFF);
-        byte[] all = new byte[header.length + pdLength];
-        System.arraycopy(header, 0, all, 0, header.length);
-        in.readFully(all, header.length, pdLength);
-        return MpaMessage.decode(ByteBuffer.wrap(all), reply);
+        return RawPeer.readMpaMessage(new DataInputStream(socket.getInputStream()), reply);
     }
 
     private static void write(Socket socket, ByteBuffer bytes) throws IOException {
