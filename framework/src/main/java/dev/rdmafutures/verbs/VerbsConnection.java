@@ -197,8 +197,8 @@ final class VerbsConnection implements ProviderConnection {
         // Posted before the caller could know: a request right after one that broke the connection fails with the
         // same status, as it would had it been flushed.
         boolean terminated = lifecycle.phase() == ConnectionLifecycle.Phase.DISCONNECTING && queuePair != null
-                && queuePair.isTerminated();
-        request.completion().failed(terminated ? queuePair.flushed() : new RdmaException(Status.CONNECTION_INVALID,
+                && queuePair.outcomes().isTerminated();
+        request.completion().failed(terminated ? queuePair.outcomes().flushed() : new RdmaException(Status.CONNECTION_INVALID,
                 "the connection to " + remoteAddress + " is no longer connected"));
     }
 
@@ -209,9 +209,9 @@ final class VerbsConnection implements ProviderConnection {
     }
 
     /**
-     * A send-queue request failed locally because the connection under it broke (siw, when the peer disconnects
-     * during traffic): the CM's DISCONNECTED follows, and decides the reason; without it, the connection is reset
-     * once the disconnect timeout passes.
+     * A request failed locally or was flushed because the connection under it broke (siw, when the peer disconnects
+     * during traffic; rxe, when its port goes down): the CM's DISCONNECTED or the device's event follows, and decides
+     * the reason; without either, the connection is reset once the disconnect timeout passes.
      */
     void onConnectionLost(RdmaException symptom) {
         if (deadline != null) {
@@ -280,7 +280,7 @@ final class VerbsConnection implements ProviderConnection {
             handshake.fail(failure);
         } else if (lifecycle.isUp()) {
             LOG.debug("{}: ends: {}", this, failure.getMessage());
-            queuePair.recordFailure(failure);
+            queuePair.outcomes().recordFailure(failure);
             closeConnection(lifecycle.isEstablished() ? DisconnectReason.DEVICE_ERROR : disconnectReason);
         }
     }

@@ -9,18 +9,15 @@ import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
-import java.util.ArrayDeque;
 
 /**
  * One connection's reliable-connected QP, created with the connection's granted {@link QueueDepths} (segments per
  * request included) and taking its receives from its own receive queue or from a {@link VerbsSharedReceiveQueue},
  * and its own CQ with room for every completion the QP can produce, so it cannot overrun: posting through reused
- * native work-request lists ({@link SendList}, {@link ReceiveList}), successful silent requests held until a later
- * signalled one proves them done, and the completions its loop hands over. The core never has more requests
- * outstanding than the depths (a silent one keeps its slot until proven done, after its WQE is retired), so every
- * post finds room; reads beyond the outbound read limit wait in the send queue, the device starting them in order.
- * Send-queue completions name their request's slot ({@link PostedSends}) and are reported in posting order; receive
- * completions come in order (or name a shared receive queue's slot). Poller thread only.
+ * native work-request lists ({@link SendList}, {@link ReceiveList}), and the completions its loop hands over to
+ * {@link RequestOutcomes}, which says how each request ends. The core never has more requests outstanding than the
+ * depths (a silent one keeps its slot until proven done, after its WQE is retired), so every post finds room; reads
+ * beyond the outbound read limit wait in the send queue, the device starting them in order. Poller thread only.
  */
 final class VerbsQueuePair {
     /** Work-request id bits: a receive (the low 32 bits are a shared receive queue's slot), a part of a READ. */
@@ -35,7 +32,6 @@ final class VerbsQueuePair {
     private final boolean detached;
     private final QueueDepths depths;
     private final VerbsSharedReceiveQueue sharedQueue;
-    private final ConnectionEvents connectionEvents;
     private final int sendRequests;
     /** Segments per send-queue work request: the granted ones, and two where a short payload may be cut (siw). */
     private final int sendSge;
@@ -45,16 +41,10 @@ final class VerbsQueuePair {
     private long idHandle;
     private boolean attachedToSharedQueue;
     private int sequence;
-    private final PostedSends sends;
-    private final ArrayDeque<WorkRequest> receiveQueue = new ArrayDeque<>();
-    private final ArrayDeque<WorkRequest> heldSilent = new ArrayDeque<>();
+    private final RequestOutcomes outcomes;
     /** The polled completions being handed over: a callback that ends the connection drains the rest. */
     private int batchSize;
     private int batchNext;
-    /** The remote error that broke the connection: requests flushed after it fail with its status, as on iWARP. */
-    private RdmaException terminatedBy;
-    /** The local failure (port, QP, CQ, device) that ended the connection: requests flushed after it fail with it. */
-    private RdmaException failedBy;
     private boolean released;
 
     /**
@@ -70,7 +60,6 @@ final class VerbsQueuePair {
         this.detached = detached;
         this.depths = depths;
         this.sharedQueue = sharedQueue;
-        this.connectionEvents = connectionEvents;
         VerbsDevice device = loop.device();
         boolean shortCrossings = device.shortCrossings();
         this.sendSge = shortCrossings ? Math.max(2, depths.initiatorSge()) : depths.initiatorSge();
@@ -79,7 +68,7 @@ final class VerbsQueuePair {
         this.sendList = new SendList(depths.initiatorSge(), device.maxReadSge(), device.emptySink(), shortCrossings);
         this.receiveList = sharedQueue == null
                 ? new ReceiveList(depths.receiveSge(), device.emptySink()) : null;
-        this.sends = new PostedSends(depths.initiator());
+        this.outcomes = new RequestOutcomes(connection, sharedQueue, connectionEvents, depths.initiator());
         // Room for everything the QP can complete: every send-queue work request (a failure completes unsignalled
         // ones too) and every receive, its own or any of the shared queue's. AdapterInfo's maxima keep this within
         // max_cqe.
@@ -161,7 +150,7 @@ final class VerbsQueuePair {
 
     private void postSend(WorkRequest request) {
         int posted = sequence++;
-        long wrId = sends.nextId(posted);
+        long wrId = outcomes.nextSendId(posted);
         sendList.write(request, wrId, wrId | PART_ID);
         int rc = NativeVerbs.postSend(handle, sendList.address(), sendList.badIndexAddress());
         if (rc < 0) {
@@ -169,7 +158,7 @@ final class VerbsQueuePair {
             request.completion().failed(VerbsErrors.postFailed("ibv_post_send", -rc, sendList.badIndex()));
             return;
         }
-        sends.add(request, posted);
+        outcomes.addSend(request, posted);
     }
 
     private void postReceive(WorkRequest request) {
@@ -179,7 +168,7 @@ final class VerbsQueuePair {
             request.completion().failed(VerbsErrors.postFailed("ibv_post_recv", -rc, 0));
             return;
         }
-        receiveQueue.add(request);
+        outcomes.addReceive(request);
     }
 
     // --- completions -------------------------------------------------------------------------------------------
@@ -243,125 +232,26 @@ final class VerbsQueuePair {
         int status = completion.getStatus();
         int vendorError = completion.getVendor_err();
         if ((wrId & RECEIVE_ID) != 0) {
-            onReceiveCompletion((int) wrId, status, vendorError, completion.getByte_len(),
+            outcomes.onReceiveCompletion((int) wrId, status, vendorError, completion.getByte_len(),
                     completion.getWc_flags(), completion.getImm_data());
-            return;
-        }
-        if (sends.complete(wrId, (wrId & PART_ID) != 0, status, vendorError)) {
-            reportCompletedSends();
-        } // else a part of a READ whose post failed half-way: the READ failed then
-    }
-
-    /** Reports the oldest requests that completed, in posting order, up to the first still outstanding. */
-    private void reportCompletedSends() {
-        while (sends.oldestDone()) {
-            int status = sends.oldestStatus();
-            int vendorError = sends.oldestVendorError();
-            WorkRequest request = sends.poll();
-            if (status != VerbsErrors.WC_SUCCESS) {
-                releaseSilent();
-                fail(request, status, vendorError, false);
-            } else if (request.has(WorkRequest.SILENT_SUCCESS)) {
-                heldSilent.add(request);
-            } else {
-                releaseSilent();
-                request.completion().completed(request.length());
-            }
-        }
-    }
-
-    private void onReceiveCompletion(int slot, int status, int vendorError, int bytes, int flags, int token) {
-        WorkRequest request = sharedQueue != null ? sharedQueue.take(slot) : receiveQueue.poll();
-        if (request == null) {
-            return; // the shared receive queue was closed and failed it already
-        }
-        if (status != VerbsErrors.WC_SUCCESS) {
-            fail(request, status, vendorError, true);
-            return;
-        }
-        if (sharedQueue != null) {
-            request.completion().arrivedOn(connectionEvents);
-        }
-        if ((flags & NativeLayout.Completion.WITH_INV) != 0) {
-            request.completion().completedWithInvalidate(bytes, token);
         } else {
-            request.completion().completed(bytes);
+            outcomes.onSendCompletion(wrId, (wrId & PART_ID) != 0, status, vendorError);
         }
     }
 
-    private void fail(WorkRequest request, int status, int vendorError, boolean receive) {
-        if (status == VerbsErrors.WC_WR_FLUSH_ERR || !connection.isEstablished()) {
-            request.completion().failed(flushed());
-            return;
-        }
-        if (status == VerbsErrors.WC_LOC_QP_OP_ERR && !receive) {
-            connection.onConnectionLost(VerbsErrors.completion(status, false, vendorError));
-            request.completion().failed(flushed());
-            return;
-        }
-        RdmaException error = VerbsErrors.completion(status, receive, vendorError);
-        request.completion().failed(error);
-        terminatedBy = error;
-        connection.onTerminated();
-    }
-
-    private void releaseSilent() {
-        WorkRequest silent;
-        while ((silent = heldSilent.poll()) != null) {
-            silent.completion().completed(silent.length());
-        }
-    }
-
-    // --- failure and teardown ----------------------------------------------------------------------------------
-
-    /** Whether a remote error broke the connection. */
-    boolean isTerminated() {
-        return terminatedBy != null;
-    }
-
-    /** Records the local failure that ends the connection, for every request not yet completed. */
-    void recordFailure(RdmaException failure) {
-        if (failedBy == null) {
-            failedBy = failure;
-        }
-    }
-
-    /** Why a request that never ran fails: the remote error or local failure that ended the connection, or its end. */
-    RdmaException flushed() {
-        if (terminatedBy != null) {
-            return new RdmaException(terminatedBy.status(), "not executed: an earlier request on the connection to "
-                    + connection.remoteAddress() + " failed (" + terminatedBy.getMessage() + ")");
-        }
-        if (failedBy != null) {
-            return new RdmaException(failedBy.status(), "not executed: " + failedBy.getMessage());
-        }
-        return new RdmaException(Status.CANCELED, "the connection to " + connection.remoteAddress() + " ended");
-    }
 
     /**
      * Completes every request this QP still holds: what the CQ reports first (a shared receive queue's receives
-     * taken by this QP have no other way back), then silent successes as done, the rest as {@link #flushed()}.
+     * taken by this QP have no other way back), then the rest as {@link RequestOutcomes#settleRemaining()} says.
      */
     void failOutstanding() {
         drain(false);
-        RdmaException error = flushed();
-        releaseSilent();
-        while (true) {
-            boolean succeeded = sends.oldestSucceeded(); // done, behind one that was not
-            WorkRequest next = sends.poll();
-            if (next == null) {
-                break;
-            }
-            if (succeeded) {
-                next.completion().completed(next.length());
-            } else {
-                next.completion().failed(error);
-            }
-        }
-        WorkRequest next;
-        while ((next = receiveQueue.poll()) != null) {
-            next.completion().failed(error);
-        }
+        outcomes.settleRemaining();
+    }
+
+    /** How the requests of this QP end. */
+    RequestOutcomes outcomes() {
+        return outcomes;
     }
 
     /**

@@ -1,0 +1,175 @@
+package dev.rdmafutures.verbs;
+
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.ConnectionEvents;
+import dev.rdmafutures.spi.WorkRequest;
+import java.util.ArrayDeque;
+
+/**
+ * How the requests of one {@link VerbsQueuePair} end: the send-queue requests in posting order ({@link PostedSends}),
+ * the receives of its own receive queue in order (or a shared queue's by slot), successful silent requests held until
+ * a later one proves them done, and the cause every request not executed fails with: the remote error that broke the
+ * connection, the local failure that ended it, or its end. A flush seen while the connection still looks established
+ * waits for that cause, which the device's event or the CM's DISCONNECTED may bring only after the flush. Poller
+ * thread only.
+ */
+final class RequestOutcomes {
+    private final VerbsConnection connection;
+    private final VerbsSharedReceiveQueue sharedQueue;
+    private final ConnectionEvents connectionEvents;
+    private final PostedSends sends;
+    private final ArrayDeque<WorkRequest> receiveQueue = new ArrayDeque<>();
+    private final ArrayDeque<WorkRequest> heldSilent = new ArrayDeque<>();
+    /** Requests flushed while the connection still looked established, in the order their queues flushed them. */
+    private final ArrayDeque<WorkRequest> flushedEarly = new ArrayDeque<>();
+    /** The remote error that broke the connection: requests flushed after it fail with its status, as on iWARP. */
+    private RdmaException terminatedBy;
+    /** The local failure (port, QP, CQ, device) that ended the connection: requests flushed after it fail with it. */
+    private RdmaException failedBy;
+
+    RequestOutcomes(VerbsConnection connection, VerbsSharedReceiveQueue sharedQueue,
+                    ConnectionEvents connectionEvents, int initiatorDepth) {
+        this.connection = connection;
+        this.sharedQueue = sharedQueue;
+        this.connectionEvents = connectionEvents;
+        this.sends = new PostedSends(initiatorDepth);
+    }
+
+    /** The work-request id of a send-queue request posted with {@code sequence}; {@link #addSend} follows. */
+    long nextSendId(int sequence) {
+        return sends.nextId(sequence);
+    }
+
+    void addSend(WorkRequest request, int sequence) {
+        sends.add(request, sequence);
+    }
+
+    void addReceive(WorkRequest request) {
+        receiveQueue.add(request);
+    }
+
+    /** A send-queue completion: reports the oldest requests done, in posting order. */
+    void onSendCompletion(long wrId, boolean part, int status, int vendorError) {
+        if (!sends.complete(wrId, part, status, vendorError)) {
+            return; // a part of a READ whose post failed half-way: the READ failed then
+        }
+        while (sends.oldestDone()) {
+            int oldestStatus = sends.oldestStatus();
+            int oldestVendorError = sends.oldestVendorError();
+            WorkRequest request = sends.poll();
+            if (oldestStatus != VerbsErrors.WC_SUCCESS) {
+                releaseSilent();
+                fail(request, oldestStatus, oldestVendorError, false);
+            } else if (request.has(WorkRequest.SILENT_SUCCESS)) {
+                heldSilent.add(request);
+            } else {
+                releaseSilent();
+                request.completion().completed(request.length());
+            }
+        }
+    }
+
+    /** A receive completion: of the next receive of its own queue, or of the shared queue's {@code slot}. */
+    void onReceiveCompletion(int slot, int status, int vendorError, int bytes, int flags, int token) {
+        WorkRequest request = sharedQueue != null ? sharedQueue.take(slot) : receiveQueue.poll();
+        if (request == null) {
+            return; // the shared receive queue was closed and failed it already
+        }
+        if (status != VerbsErrors.WC_SUCCESS) {
+            fail(request, status, vendorError, true);
+            return;
+        }
+        if (sharedQueue != null) {
+            request.completion().arrivedOn(connectionEvents);
+        }
+        if ((flags & NativeLayout.Completion.WITH_INV) != 0) {
+            request.completion().completedWithInvalidate(bytes, token);
+        } else {
+            request.completion().completed(bytes);
+        }
+    }
+
+    private void fail(WorkRequest request, int status, int vendorError, boolean receive) {
+        boolean flushed = status == VerbsErrors.WC_WR_FLUSH_ERR;
+        if (flushed && connection.isEstablished() && terminatedBy == null && failedBy == null) {
+            if (flushedEarly.isEmpty()) {
+                connection.onConnectionLost(new RdmaException(Status.CANCELED, "requests flushed"));
+            }
+            flushedEarly.add(request);
+            return;
+        }
+        if (flushed || !connection.isEstablished()) {
+            request.completion().failed(flushed());
+            return;
+        }
+        if (status == VerbsErrors.WC_LOC_QP_OP_ERR && !receive) {
+            connection.onConnectionLost(VerbsErrors.completion(status, false, vendorError));
+            request.completion().failed(flushed());
+            return;
+        }
+        RdmaException error = VerbsErrors.completion(status, receive, vendorError);
+        request.completion().failed(error);
+        terminatedBy = error;
+        connection.onTerminated();
+    }
+
+    private void releaseSilent() {
+        WorkRequest silent;
+        while ((silent = heldSilent.poll()) != null) {
+            silent.completion().completed(silent.length());
+        }
+    }
+
+    /** Whether a remote error broke the connection. */
+    boolean isTerminated() {
+        return terminatedBy != null;
+    }
+
+    /** Records the local failure that ends the connection, for every request not yet completed. */
+    void recordFailure(RdmaException failure) {
+        if (failedBy == null) {
+            failedBy = failure;
+        }
+    }
+
+    /** Why a request that never ran fails: the remote error or local failure that ended the connection, or its end. */
+    RdmaException flushed() {
+        if (terminatedBy != null) {
+            return new RdmaException(terminatedBy.status(), "not executed: an earlier request on the connection to "
+                    + connection.remoteAddress() + " failed (" + terminatedBy.getMessage() + ")");
+        }
+        if (failedBy != null) {
+            return new RdmaException(failedBy.status(), "not executed: " + failedBy.getMessage());
+        }
+        return new RdmaException(Status.CANCELED, "the connection to " + connection.remoteAddress() + " ended");
+    }
+
+    /**
+     * Once the CQ is drained at the connection's end: silent successes complete as done, then the early flushed
+     * requests, the send-queue requests not done and the receives fail as {@link #flushed()}.
+     */
+    void settleRemaining() {
+        RdmaException error = flushed();
+        releaseSilent();
+        WorkRequest next;
+        while ((next = flushedEarly.poll()) != null) {
+            next.completion().failed(error);
+        }
+        while (true) {
+            boolean succeeded = sends.oldestSucceeded(); // done, behind one that was not
+            next = sends.poll();
+            if (next == null) {
+                break;
+            }
+            if (succeeded) {
+                next.completion().completed(next.length());
+            } else {
+                next.completion().failed(error);
+            }
+        }
+        while ((next = receiveQueue.poll()) != null) {
+            next.completion().failed(error);
+        }
+    }
+}
