@@ -447,7 +447,9 @@ POST_LIST(postSrqRecv, ibv_srq, ibv_recv_wr, ibv_post_srq_recv)
  * count. sizeof/offsetof of ibv_send_wr (size, wr_id, next, sg_list, num_sge, opcode, send_flags, invalidate_rkey,
  * wr.rdma.remote_addr, wr.rdma.rkey), of ibv_recv_wr (size, wr_id, next, sg_list, num_sge), of ibv_sge (size,
  * addr, length, lkey), then IBV_WR_RDMA_WRITE, IBV_WR_SEND, IBV_WR_RDMA_READ, IBV_WR_SEND_WITH_INV, IBV_SEND_FENCE,
- * IBV_SEND_SIGNALED, IBV_WC_WITH_INV, IBV_EVENT_SRQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED.
+ * IBV_SEND_SIGNALED, IBV_WC_WITH_INV, IBV_EVENT_SRQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED; then the memory-window parts:
+ * offsetof ibv_send_wr's bind_mw.mw, bind_mw.rkey, bind_mw.bind_info.mr, .addr, .length, .mw_access_flags,
+ * IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, offsetof(struct ibv_mw, rkey).
  */
 JNIEXPORT jint EXTENSION(layout)(JNIEnv *env, jclass type, jlong out, jint capacity) {
     static const uint32_t values[] = {
@@ -462,6 +464,11 @@ JNIEXPORT jint EXTENSION(layout)(JNIEnv *env, jclass type, jlong out, jint capac
         offsetof(struct ibv_sge, lkey),
         IBV_WR_RDMA_WRITE, IBV_WR_SEND, IBV_WR_RDMA_READ, IBV_WR_SEND_WITH_INV, IBV_SEND_FENCE, IBV_SEND_SIGNALED,
         IBV_WC_WITH_INV, IBV_EVENT_SRQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED,
+        offsetof(struct ibv_send_wr, bind_mw.mw), offsetof(struct ibv_send_wr, bind_mw.rkey),
+        offsetof(struct ibv_send_wr, bind_mw.bind_info.mr), offsetof(struct ibv_send_wr, bind_mw.bind_info.addr),
+        offsetof(struct ibv_send_wr, bind_mw.bind_info.length),
+        offsetof(struct ibv_send_wr, bind_mw.bind_info.mw_access_flags),
+        IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, offsetof(struct ibv_mw, rkey),
     };
     int count = (int) (sizeof values / sizeof values[0]);
     if (out == 0 || capacity < count) {
@@ -471,6 +478,49 @@ JNIEXPORT jint EXTENSION(layout)(JNIEnv *env, jclass type, jlong out, jint capac
         put_u32(PTR(uint8_t, out), i * 4, values[i]);
     }
     return count;
+}
+
+/* --- Memory windows ---------------------------------------------------------------------------------------- */
+
+/*
+ * ibv_alloc_mw of a type-2 window (bound through IBV_WR_BIND_MW on one QP): the handle or -errno (EOPNOTSUPP where
+ * the device binds none, as siw).
+ */
+JNIEXPORT jlong EXTENSION(allocMw)(JNIEnv *env, jclass type, jlong pd) {
+    if (pd == 0) {
+        return -EINVAL;
+    }
+    errno = 0;
+    struct ibv_mw *mw = ibv_alloc_mw(PTR(struct ibv_pd, pd), IBV_MW_TYPE_2);
+    if (mw == NULL) {
+        return errno != 0 ? -errno : -EOPNOTSUPP;
+    }
+    return HANDLE(mw);
+}
+
+JNIEXPORT jint EXTENSION(deallocMw)(JNIEnv *env, jclass type, jlong mw) {
+    if (mw == 0) {
+        return -EINVAL;
+    }
+    int error = ibv_dealloc_mw(PTR(struct ibv_mw, mw));
+    return error == 0 ? 0 : -error;
+}
+
+/* The window's current rkey, as ibv_alloc_mw or the last mwSetRkey left it. */
+JNIEXPORT jlong EXTENSION(mwRkey)(JNIEnv *env, jclass type, jlong mw) {
+    return mw == 0 ? -EINVAL : (jlong) PTR(struct ibv_mw, mw)->rkey;
+}
+
+/*
+ * Records the rkey a posted IBV_WR_BIND_MW gives the window: libibverbs leaves that to the application for type-2
+ * windows, and the provider names the current rkey in the next bind.
+ */
+JNIEXPORT jint EXTENSION(mwSetRkey)(JNIEnv *env, jclass type, jlong mw, jint rkey) {
+    if (mw == 0) {
+        return -EINVAL;
+    }
+    PTR(struct ibv_mw, mw)->rkey = (uint32_t) rkey;
+    return 0;
 }
 
 /* --- Shared receive queues --------------------------------------------------------------------------------- */

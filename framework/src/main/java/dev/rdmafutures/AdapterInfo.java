@@ -28,11 +28,13 @@ public final class AdapterInfo {
     private final int maxReceiveSge;
     private final int maxSharedReceiveQueueDepth;
     private final boolean memoryWindowsSupported;
+    private final boolean memoryWindowSpanEnforced;
     private final int maxConnectPrivateData;
     private final int maxAcceptPrivateData;
     private final int maxRejectPrivateData;
     private final boolean readLocalInvalidateSupported;
     private final boolean remoteInvalidateSupported;
+    private final boolean regionInvalidateSupported;
     private final boolean passiveAcceptWaitsForCompleteConnect;
     private final boolean sendWaitsForPeerReceive;
 
@@ -48,11 +50,13 @@ public final class AdapterInfo {
         this.maxReceiveSge = b.maxReceiveSge;
         this.maxSharedReceiveQueueDepth = b.maxSharedReceiveQueueDepth;
         this.memoryWindowsSupported = b.memoryWindowsSupported;
+        this.memoryWindowSpanEnforced = b.memoryWindowSpanEnforced;
         this.maxConnectPrivateData = b.maxConnectPrivateData;
         this.maxAcceptPrivateData = b.maxAcceptPrivateData;
         this.maxRejectPrivateData = b.maxRejectPrivateData;
         this.readLocalInvalidateSupported = b.readLocalInvalidateSupported;
         this.remoteInvalidateSupported = b.remoteInvalidateSupported;
+        this.regionInvalidateSupported = b.regionInvalidateSupported;
         this.passiveAcceptWaitsForCompleteConnect = b.passiveAcceptWaitsForCompleteConnect;
         this.sendWaitsForPeerReceive = b.sendWaitsForPeerReceive;
     }
@@ -129,6 +133,16 @@ public final class AdapterInfo {
         return memoryWindowsSupported;
     }
 
+    /**
+     * Whether a peer's access through a memory window is confined to the bound span. Where false (verbs on rxe, whose
+     * kernel driver checks such an access against the region under the window), a window still narrows the rights
+     * and the connection it may be used on, but a peer may reach the rest of the region with it: bind windows over
+     * regions that hold only what the peer may see. False where windows are not supported.
+     */
+    public boolean isMemoryWindowSpanEnforced() {
+        return memoryWindowsSupported && memoryWindowSpanEnforced;
+    }
+
     /** The most private data a connect request carries. */
     public int maxConnectPrivateData() {
         return maxConnectPrivateData;
@@ -150,12 +164,24 @@ public final class AdapterInfo {
     }
 
     /**
-     * Whether a peer's Send with Invalidate can revoke this adapter's region tokens. Verbs devices invalidate
-     * memory windows and fast-registered regions only, not the regions {@code register} creates; where this is
-     * false, {@link RdmaConnection#sendAndInvalidate} fails with {@link Status#NOT_SUPPORTED}.
+     * Whether connections on this adapter send Send with Invalidate (NDK's {@code NdkSendAndInvalidate}); where
+     * false, {@link RdmaConnection#sendAndInvalidate} fails with {@link Status#NOT_SUPPORTED}. What the peer can
+     * revoke is up to its adapter: its memory windows where it binds them, its regions where
+     * {@link #isRegionInvalidateSupported()} says so; naming another token breaks the connection. soft: true; verbs:
+     * where the device binds memory windows (rxe), the only tokens a verbs peer can revoke.
      */
     public boolean isRemoteInvalidateSupported() {
         return remoteInvalidateSupported;
+    }
+
+    /**
+     * Whether this adapter's region tokens can be revoked: by a peer's Send with Invalidate naming one, or by a READ
+     * with {@link OperationFlag#RDMA_READ_LOCAL_INVALIDATE}. soft: true (iWARP STags). verbs: false, as libibverbs
+     * revokes memory windows only: the regions {@code register} creates cannot be invalidated, and user space has no
+     * fast-registered regions.
+     */
+    public boolean isRegionInvalidateSupported() {
+        return regionInvalidateSupported;
     }
 
     /**
@@ -181,7 +207,8 @@ public final class AdapterInfo {
                 + ", readLimits in<=" + maxInboundReadLimit + " out<=" + maxOutboundReadLimit
                 + ", queueDepths initiator<=" + maxInitiatorQueueDepth + " receive<=" + maxReceiveQueueDepth
                 + ", sge initiator<=" + maxInitiatorSge + " receive<=" + maxReceiveSge
-                + ", srq<=" + maxSharedReceiveQueueDepth + (memoryWindowsSupported ? ", windows" : "")
+                + ", srq<=" + maxSharedReceiveQueueDepth
+                + (!memoryWindowsSupported ? "" : memoryWindowSpanEnforced ? ", windows" : ", windows (span unchecked)")
                 + ", privateData connect<=" + maxConnectPrivateData + " accept<=" + maxAcceptPrivateData
                 + " reject<=" + maxRejectPrivateData + "]";
     }
@@ -199,11 +226,13 @@ public final class AdapterInfo {
         private int maxReceiveSge = -1;
         private int maxSharedReceiveQueueDepth;
         private boolean memoryWindowsSupported;
+        private boolean memoryWindowSpanEnforced = true;
         private int maxConnectPrivateData = -1;
         private int maxAcceptPrivateData = -1;
         private int maxRejectPrivateData = -1;
         private boolean readLocalInvalidateSupported;
         private boolean remoteInvalidateSupported = true;
+        private boolean regionInvalidateSupported = true;
         private boolean passiveAcceptWaitsForCompleteConnect = true;
         private boolean sendWaitsForPeerReceive = true;
 
@@ -261,6 +290,12 @@ public final class AdapterInfo {
             return this;
         }
 
+        /** Whether an access through a window is confined to its bound span; default true. */
+        public Builder memoryWindowSpanEnforced(boolean enforced) {
+            this.memoryWindowSpanEnforced = enforced;
+            return this;
+        }
+
         /** Private-data maxima for connect, accept and reject. */
         public Builder maxPrivateData(int connect, int accept, int reject) {
             this.maxConnectPrivateData = connect;
@@ -278,6 +313,12 @@ public final class AdapterInfo {
         /** Default true. */
         public Builder remoteInvalidateSupported(boolean supported) {
             this.remoteInvalidateSupported = supported;
+            return this;
+        }
+
+        /** Whether region tokens can be revoked by a peer or a read; default true. */
+        public Builder regionInvalidateSupported(boolean supported) {
+            this.regionInvalidateSupported = supported;
             return this;
         }
 

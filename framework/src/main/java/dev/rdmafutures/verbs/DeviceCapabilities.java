@@ -20,19 +20,34 @@ import java.nio.ByteBuffer;
  *
  * @param adapterInfo    what the runtime reports
  * @param maxReadSge     the segments one READ work request scatters into ({@code max_sge_rd})
- * @param shortCrossings whether short payloads must not cross a page inside one segment (siw)
+ * <p>rxe (vendor {@code 0xffffff}) writes the kernel's {@code IB_WC_WITH_INVALIDATE} (bit 2) into the completions
+ * libibverbs hands over unchanged, where bit 2 reads as {@code IBV_WC_IP_CSUM_OK}; so there a receive completion with
+ * either bit carries an invalidated rkey. Its windows confine a peer's rights and connection, but not the bound span:
+ * rxe checks an access through a window against the region under it.
+ *
+ * @param adapterInfo      what the runtime reports
+ * @param maxReadSge       the segments one READ work request scatters into ({@code max_sge_rd})
+ * @param shortCrossings   whether short payloads must not cross a page inside one segment (siw)
+ * @param invalidatedFlags the {@code wc_flags} bits that say a receive completion revoked an rkey
  */
-record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean shortCrossings) {
+record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean shortCrossings, int invalidatedFlags) {
     private static final int LINK_LAYER_ETHERNET = 2;
     /** siw's {@code vendor_id}, "bmt". */
     private static final int SIW_VENDOR_ID = 0x626d74;
+    /** rxe's {@code vendor_id} (IBTA's "no vendor"). */
+    private static final int RXE_VENDOR_ID = 0xffffff;
+    /** The kernel's {@code IB_WC_WITH_INVALIDATE}, as rxe reports it. */
+    private static final int KERNEL_WITH_INVALIDATE = 1 << 2;
     /** IB/RoCE private-data limits for RDMA_PS_TCP: connect, accept, reject. */
     private static final int[] IB_PRIVATE_DATA = {56, 196, 148};
     /** iWARP: librdmacm's 8-bit length (255) less MPA revision 2's 4-byte IRD/ORD header (measured on siw). */
     private static final int IWARP_PRIVATE_DATA = 251;
 
-    /** Queries device context {@code handle} named {@code name}, using {@code scratch} at {@code address}. */
-    static DeviceCapabilities query(long handle, String name, ByteBuffer scratch, long address) {
+    /**
+     * Queries device context {@code handle} named {@code name}, using {@code scratch} at {@code address};
+     * {@code windows}: whether it allocates type-2 memory windows.
+     */
+    static DeviceCapabilities query(long handle, String name, ByteBuffer scratch, long address, boolean windows) {
         int rc = NativeVerbs.queryDevice(handle, address);
         if (rc < 0) {
             throw new RdmaException(Status.DEVICE_REMOVED, "ibv_query_device on " + name + " failed: errno " + -rc);
@@ -44,8 +59,10 @@ record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean short
         boolean sharedQueues = scratch.getInt(DeviceInfo.MAX_SRQ) > 0;
         int maxReceiveSge = sharedQueues
                 ? Math.max(1, Math.min(maxSge, scratch.getInt(DeviceInfo.MAX_SRQ_SGE))) : maxSge;
-        boolean shortCrossings = scratch.getInt(DeviceInfo.VENDOR_ID) == SIW_VENDOR_ID;
-        int parts = SendList.parts(SendList.segments(maxSge, shortCrossings), maxReadSge);
+        int vendor = scratch.getInt(DeviceInfo.VENDOR_ID);
+        boolean shortCrossings = vendor == SIW_VENDOR_ID;
+        boolean rxe = vendor == RXE_VENDOR_ID;
+        int parts = SendList.parts(SendList.segments(maxSge, shortCrossings), maxReadSge, windows);
         int maxQueueDepth = Math.max(1, Math.min(scratch.getInt(DeviceInfo.MAX_QP_WR) / parts,
                 scratch.getInt(DeviceInfo.MAX_CQE) / (parts + 1)));
         int maxSharedDepth = sharedQueues ? Math.min(scratch.getInt(DeviceInfo.MAX_SRQ_WR), maxQueueDepth) : 0;
@@ -67,11 +84,15 @@ record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean short
                 .maxPrivateData(iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[0],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[1],
                         iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA[2])
+                .memoryWindowsSupported(windows)
+                .memoryWindowSpanEnforced(windows && !rxe)
                 .readLocalInvalidateSupported(false)
-                .remoteInvalidateSupported(false)
+                .remoteInvalidateSupported(windows)
+                .regionInvalidateSupported(false)
                 .passiveAcceptWaitsForCompleteConnect(!iwarp)
                 .sendWaitsForPeerReceive(!iwarp)
                 .build();
-        return new DeviceCapabilities(info, maxReadSge, shortCrossings);
+        int invalidatedFlags = NativeLayout.Completion.WITH_INV | (rxe ? KERNEL_WITH_INVALIDATE : 0);
+        return new DeviceCapabilities(info, maxReadSge, shortCrossings, invalidatedFlags);
     }
 }

@@ -25,7 +25,10 @@ final class NativeLayout {
         Sge.SIZE, Sge.ADDRESS, Sge.LENGTH, Sge.LKEY,
         SendRequest.RDMA_WRITE, SendRequest.SEND, SendRequest.RDMA_READ, SendRequest.SEND_WITH_INV,
         SendRequest.FENCE, SendRequest.SIGNALED, Completion.WITH_INV, AsyncEvent.SRQ_ERR,
-        AsyncEvent.SRQ_LIMIT_REACHED};
+        AsyncEvent.SRQ_LIMIT_REACHED,
+        SendRequest.BIND_MW_WINDOW, SendRequest.BIND_MW_RKEY, SendRequest.BIND_MW_REGION, SendRequest.BIND_MW_ADDRESS,
+        SendRequest.BIND_MW_LENGTH, SendRequest.BIND_MW_ACCESS, SendRequest.LOCAL_INV, SendRequest.BIND_MW,
+        Window.RKEY};
 
     private NativeLayout() {
     }
@@ -117,7 +120,10 @@ final class NativeLayout {
         }
     }
 
-    /** {@code struct ibv_send_wr} (the {@code wr.rdma} arm of its union), its opcodes and send flags. */
+    /**
+     * {@code struct ibv_send_wr} (the {@code wr.rdma} arm of its union, and its {@code bind_mw} for window binds), its
+     * opcodes and send flags.
+     */
     static final class SendRequest {
         static final int WR_ID = 0;
         static final int NEXT = 8;
@@ -128,15 +134,31 @@ final class NativeLayout {
         static final int INVALIDATE_RKEY = 36;
         static final int REMOTE_ADDRESS = 40;
         static final int RKEY = 48;
+        static final int BIND_MW_WINDOW = 80;
+        static final int BIND_MW_RKEY = 88;
+        static final int BIND_MW_REGION = 96;
+        static final int BIND_MW_ADDRESS = 104;
+        static final int BIND_MW_LENGTH = 112;
+        static final int BIND_MW_ACCESS = 120;
         static final int SIZE = 128;
         static final int RDMA_WRITE = 0;
         static final int SEND = 2;
         static final int RDMA_READ = 4;
+        static final int LOCAL_INV = 7;
+        static final int BIND_MW = 8;
         static final int SEND_WITH_INV = 9;
         static final int FENCE = 1;
         static final int SIGNALED = 2;
 
         private SendRequest() {
+        }
+    }
+
+    /** {@code struct ibv_mw}. */
+    static final class Window {
+        static final int RKEY = 16;
+
+        private Window() {
         }
     }
 

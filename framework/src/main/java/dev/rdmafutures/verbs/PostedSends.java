@@ -20,6 +20,8 @@ final class PostedSends {
     private final boolean[] done;
     private final int[] statuses;
     private final int[] vendorErrors;
+    /** A window bind's or invalidation's token. */
+    private final int[] tokens;
     private int head;
     private int size;
 
@@ -32,6 +34,7 @@ final class PostedSends {
         this.done = new boolean[capacity];
         this.statuses = new int[capacity];
         this.vendorErrors = new int[capacity];
+        this.tokens = new int[capacity];
     }
 
     /** The work-request id of a request posted with {@code sequence} into the slot {@link #add} will return next. */
@@ -39,8 +42,11 @@ final class PostedSends {
         return ((long) sequence << SLOT_BITS) | ((head + size) % requests.length);
     }
 
-    /** Appends {@code request}, posted with {@code sequence} under {@link #nextId}. */
-    void add(WorkRequest request, int sequence) {
+    /**
+     * Appends {@code request}, posted with {@code sequence} under {@link #nextId}; {@code token}: a window bind's or
+     * invalidation's, else 0.
+     */
+    void add(WorkRequest request, int sequence, int token) {
         if (size == requests.length) {
             throw new IllegalStateException("more than " + size + " requests posted: the core's slots failed");
         }
@@ -49,6 +55,7 @@ final class PostedSends {
         sequences[slot] = sequence;
         done[slot] = false;
         statuses[slot] = VerbsErrors.WC_SUCCESS;
+        tokens[slot] = token;
         size++;
     }
 
@@ -85,6 +92,11 @@ final class PostedSends {
     /** The oldest request's vendor error. */
     int oldestVendorError() {
         return vendorErrors[head];
+    }
+
+    /** The oldest request's token, as {@link #add} was given it. */
+    int oldestToken() {
+        return tokens[head];
     }
 
     /** Whether the oldest request completed successfully: only then may {@link #poll()} report it as done. */

@@ -18,6 +18,8 @@ final class RequestOutcomes {
     private final VerbsConnection connection;
     private final VerbsSharedReceiveQueue sharedQueue;
     private final ConnectionEvents connectionEvents;
+    private final VerbsWindows windows;
+    private final int invalidatedFlags;
     private final PostedSends sends;
     private final ArrayDeque<WorkRequest> receiveQueue = new ArrayDeque<>();
     private final ArrayDeque<WorkRequest> heldSilent = new ArrayDeque<>();
@@ -29,8 +31,10 @@ final class RequestOutcomes {
     private RdmaException failedBy;
 
     RequestOutcomes(VerbsConnection connection, VerbsSharedReceiveQueue sharedQueue,
-                    ConnectionEvents connectionEvents, int initiatorDepth) {
+                    ConnectionEvents connectionEvents, VerbsDevice device, int initiatorDepth) {
         this.connection = connection;
+        this.windows = device.windows();
+        this.invalidatedFlags = device.invalidatedFlags();
         this.sharedQueue = sharedQueue;
         this.connectionEvents = connectionEvents;
         this.sends = new PostedSends(initiatorDepth);
@@ -42,7 +46,12 @@ final class RequestOutcomes {
     }
 
     void addSend(WorkRequest request, int sequence) {
-        sends.add(request, sequence);
+        sends.add(request, sequence, 0);
+    }
+
+    /** A window bind or invalidation, posted with {@code sequence}, giving or revoking {@code token}. */
+    void addWindowRequest(WorkRequest request, int sequence, int token) {
+        sends.add(request, sequence, token);
     }
 
     void addReceive(WorkRequest request) {
@@ -57,8 +66,12 @@ final class RequestOutcomes {
         while (sends.oldestDone()) {
             int oldestStatus = sends.oldestStatus();
             int oldestVendorError = sends.oldestVendorError();
+            int token = sends.oldestToken();
             WorkRequest request = sends.poll();
-            if (oldestStatus != VerbsErrors.WC_SUCCESS) {
+            if (request.window() != null) {
+                releaseSilent();
+                windowDone(request, token, oldestStatus, oldestVendorError);
+            } else if (oldestStatus != VerbsErrors.WC_SUCCESS) {
                 releaseSilent();
                 fail(request, oldestStatus, oldestVendorError, false);
             } else if (request.has(WorkRequest.SILENT_SUCCESS)) {
@@ -83,10 +96,30 @@ final class RequestOutcomes {
         if (sharedQueue != null) {
             request.completion().arrivedOn(connectionEvents);
         }
-        if ((flags & NativeLayout.Completion.WITH_INV) != 0) {
+        if ((flags & invalidatedFlags) != 0) {
+            if (windows != null) {
+                windows.invalidatedRemotely(token);
+            }
             request.completion().completedWithInvalidate(bytes, token);
         } else {
             request.completion().completed(bytes);
+        }
+    }
+
+    /** A window bind or invalidation ran: the window learns its outcome before the request reports it. */
+    private void windowDone(WorkRequest request, int token, int status, int vendorError) {
+        VerbsWindow window = (VerbsWindow) request.window();
+        if (status != VerbsErrors.WC_SUCCESS) {
+            window.failed();
+            fail(request, status, vendorError, false);
+        } else if (request.kind() == WorkRequest.Kind.BIND_WINDOW) {
+            VerbsRegion region = (VerbsRegion) request.region(0);
+            window.bound(token, region.address() + request.offset(0), connection);
+            request.completion().windowBound(token);
+            request.completion().completed(0);
+        } else {
+            window.invalidated(token);
+            request.completion().completed(0);
         }
     }
 
@@ -158,11 +191,14 @@ final class RequestOutcomes {
         }
         while (true) {
             boolean succeeded = sends.oldestSucceeded(); // done, behind one that was not
+            int token = sends.oldestToken();
             next = sends.poll();
             if (next == null) {
                 break;
             }
-            if (succeeded) {
+            if (next.window() != null) {
+                windowDone(next, token, succeeded ? VerbsErrors.WC_SUCCESS : VerbsErrors.WC_WR_FLUSH_ERR, 0);
+            } else if (succeeded) {
                 next.completion().completed(next.length());
             } else {
                 next.completion().failed(error);

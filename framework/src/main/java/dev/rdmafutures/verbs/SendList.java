@@ -9,7 +9,8 @@ import java.nio.ByteOrder;
 
 /**
  * One queue pair's reused native {@code struct ibv_send_wr} chain and its {@code struct ibv_sge} array, written for
- * one READ, WRITE or SEND at a time and handed to {@code NativeVerbs.postSend}: no allocation per operation.
+ * one READ, WRITE, SEND or window bind or invalidation at a time and handed to {@code NativeVerbs.postSend}: no
+ * allocation per operation.
  *
  * <p>Segments of length 0 carry nothing and are left out. A READ with more segments than the device scatters per
  * read ({@code max_sge_rd}: 1 on siw, whose iWARP Read Request names one sink) becomes a chain of reads over
@@ -38,15 +39,16 @@ final class SendList {
 
     /**
      * Room for requests of up to {@code maxSge} segments, a READ split into up to
-     * {@link #parts(int, int) parts(segments(maxSge, shortCrossings), maxReadSge)} requests; {@code emptySink} is a
-     * READ without bytes' sink; {@code shortCrossings}: cut short payloads at page boundaries, as siw needs.
+     * {@link #parts(int, int, boolean) parts(segments(maxSge, shortCrossings), maxReadSge, windows)} requests;
+     * {@code emptySink} is a READ without bytes' sink; {@code shortCrossings}: cut short payloads at page boundaries,
+     * as siw needs; {@code windows}: the device binds memory windows.
      */
-    SendList(int maxSge, int maxReadSge, VerbsRegion emptySink, boolean shortCrossings) {
+    SendList(int maxSge, int maxReadSge, VerbsRegion emptySink, boolean shortCrossings, boolean windows) {
         this.maxReadSge = maxReadSge;
         this.emptySink = emptySink;
         this.shortCrossings = shortCrossings;
         int segments = Math.max(segments(maxSge, shortCrossings), 1);
-        int requests = parts(segments, maxReadSge);
+        int requests = parts(segments, maxReadSge, windows);
         this.sgeBase = requests * SendRequest.SIZE;
         this.badIndexOffset = sgeBase + segments * Sge.SIZE;
         this.list = ByteBuffer.allocateDirect(badIndexOffset + 8).order(ByteOrder.nativeOrder());
@@ -58,9 +60,12 @@ final class SendList {
         return shortCrossings ? 2 * maxSge : maxSge;
     }
 
-    /** How many work requests a READ of {@code segments} segments takes at most, at least 1. */
-    static int parts(int segments, int maxReadSge) {
-        return Math.max(1, (segments + maxReadSge - 1) / maxReadSge);
+    /**
+     * How many work requests one request takes at most: a READ of {@code segments} segments, at least 1, and 2 where
+     * the device binds {@code windows} (a bind of a window the device holds bound invalidates it first).
+     */
+    static int parts(int segments, int maxReadSge, boolean windows) {
+        return Math.max(windows ? 2 : 1, (segments + maxReadSge - 1) / maxReadSge);
     }
 
     /** The first work request, for {@code postSend}. */
@@ -93,7 +98,7 @@ final class SendList {
             segments = 1;
         }
         int perRequest = read ? maxReadSge : Math.max(segments, 1);
-        int requests = read ? parts(segments, maxReadSge) : 1;
+        int requests = read ? parts(segments, maxReadSge, false) : 1;
         int opcode = switch (request.kind()) {
             case READ -> SendRequest.RDMA_READ;
             case WRITE -> SendRequest.RDMA_WRITE;
@@ -124,6 +129,46 @@ final class SendList {
             }
         }
         return requests;
+    }
+
+    /**
+     * Writes a type-2 window bind under {@code wrId}: window {@code mw}, whose current rkey is {@code rkey}, gets
+     * {@code next} over {@code length} bytes at {@code base} of region {@code mr} with {@code access}. With
+     * {@code invalidateFirst} (the device holds it bound, and binds only a free one) a local invalidation of
+     * {@code rkey} under {@code partId} comes first, unsignalled. The device runs them in order.
+     */
+    void writeBind(long wrId, long partId, boolean invalidateFirst, long mw, int rkey, int next, long mr, long base,
+                   int length, int access) {
+        int at = 0;
+        if (invalidateFirst) {
+            writeLocal(0, partId, SendRequest.LOCAL_INV, 0, rkey, true);
+            at = SendRequest.SIZE;
+        }
+        writeLocal(at, wrId, SendRequest.BIND_MW, SendRequest.SIGNALED, 0, false);
+        list.putLong(at + SendRequest.BIND_MW_WINDOW, mw);
+        list.putInt(at + SendRequest.BIND_MW_RKEY, next);
+        list.putLong(at + SendRequest.BIND_MW_REGION, mr);
+        list.putLong(at + SendRequest.BIND_MW_ADDRESS, base);
+        list.putLong(at + SendRequest.BIND_MW_LENGTH, Integer.toUnsignedLong(length));
+        list.putInt(at + SendRequest.BIND_MW_ACCESS, access);
+    }
+
+    /** Writes a signalled local invalidation of window rkey {@code rkey} under {@code wrId}. */
+    void writeInvalidate(long wrId, int rkey) {
+        writeLocal(0, wrId, SendRequest.LOCAL_INV, SendRequest.SIGNALED, rkey, false);
+    }
+
+    /** A work request without segments at byte {@code at}, the last of the chain unless {@code more}. */
+    private void writeLocal(int at, long wrId, int opcode, int flags, int invalidateRkey, boolean more) {
+        list.putLong(at + SendRequest.WR_ID, wrId);
+        list.putLong(at + SendRequest.NEXT, more ? address + at + SendRequest.SIZE : 0);
+        list.putLong(at + SendRequest.SG_LIST, 0);
+        list.putInt(at + SendRequest.NUM_SGE, 0);
+        list.putInt(at + SendRequest.OPCODE, opcode);
+        list.putInt(at + SendRequest.SEND_FLAGS, flags);
+        list.putInt(at + SendRequest.INVALIDATE_RKEY, invalidateRkey);
+        list.putLong(at + SendRequest.REMOTE_ADDRESS, 0);
+        list.putInt(at + SendRequest.RKEY, 0);
     }
 
     /** Writes the request's non-empty segments into the SGE array; returns how many. */

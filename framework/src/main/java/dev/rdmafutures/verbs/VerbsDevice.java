@@ -61,7 +61,10 @@ final class VerbsDevice implements ProviderDevice {
     private final long pdHandle;
     private final int maxReadSge;
     private final boolean shortCrossings;
+    private final int invalidatedFlags;
     private final AdapterInfo adapterInfo;
+    /** The device's memory windows; null where it binds none. */
+    private final VerbsWindows windows;
     /** The segment of READs and receives without bytes: siw takes neither without one (iWARP names a sink). */
     private final VerbsRegion emptySink;
     private final SharedPorts sharedPorts = new SharedPorts();
@@ -78,7 +81,10 @@ final class VerbsDevice implements ProviderDevice {
         this.pdHandle = ((NatObject) pd).getObjId();
         this.maxReadSge = capabilities.maxReadSge();
         this.shortCrossings = capabilities.shortCrossings();
+        this.invalidatedFlags = capabilities.invalidatedFlags();
         this.adapterInfo = capabilities.adapterInfo();
+        this.windows = adapterInfo.isMemoryWindowSupported()
+                ? new VerbsWindows(adapterInfo.deviceName(), pdHandle) : null;
         this.emptySink = (VerbsRegion) register(ByteBuffer.allocateDirect(8), Set.of(Access.LOCAL_WRITE));
     }
 
@@ -130,9 +136,10 @@ final class VerbsDevice implements ProviderDevice {
 
     private static VerbsDevice open(ProviderConfig config, RdmaCm cm, NativeDispatcher dispatcher, long handle,
                                     String name, ByteBuffer scratch, long address) throws IOException {
-        DeviceCapabilities capabilities = DeviceCapabilities.query(handle, name, scratch, address);
         IbvContext context = new NatIbvContext(handle, dispatcher);
         IbvPd pd = context.allocPd();
+        boolean windows = VerbsWindows.supported(((NatObject) pd).getObjId());
+        DeviceCapabilities capabilities = DeviceCapabilities.query(handle, name, scratch, address, windows);
         LOG.debug("opened {}", capabilities.adapterInfo());
         return new VerbsDevice(config, cm, dispatcher, context, pd, capabilities);
     }
@@ -188,6 +195,21 @@ final class VerbsDevice implements ProviderDevice {
     /** Whether short payloads must not cross a page inside one segment ({@link SendList}: siw). */
     boolean shortCrossings() {
         return shortCrossings;
+    }
+
+    /** Whether the device binds memory windows: a bind may take two work requests ({@link SendList}). */
+    boolean bindsWindows() {
+        return windows != null;
+    }
+
+    /** The device's memory windows, for a peer's Send with Invalidate; null where it binds none. */
+    VerbsWindows windows() {
+        return windows;
+    }
+
+    /** The {@code wc_flags} bits that say a receive completion revoked an rkey ({@link DeviceCapabilities}). */
+    int invalidatedFlags() {
+        return invalidatedFlags;
     }
 
     /** A registered region whose address and key a READ or receive without bytes names as its empty segment. */
@@ -287,7 +309,11 @@ final class VerbsDevice implements ProviderDevice {
 
     @Override
     public ProviderWindow allocateWindow() {
-        throw new RdmaException(Status.NOT_SUPPORTED, "memory windows are not implemented yet");
+        if (windows == null) {
+            throw new RdmaException(Status.NOT_SUPPORTED, adapterInfo.deviceName() + " allocates no type-2 memory "
+                    + "windows (ibv_alloc_mw)");
+        }
+        return windows.allocate();
     }
 
     @Override
@@ -323,9 +349,13 @@ final class VerbsDevice implements ProviderDevice {
             // verbs requires local write with remote write
             flags |= IbvMr.IBV_ACCESS_REMOTE_WRITE | IbvMr.IBV_ACCESS_LOCAL_WRITE;
         }
+        if (windows != null && (access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_WRITE))) {
+            flags |= IbvMr.IBV_ACCESS_MW_BIND; // a window may be bound over it
+        }
         try {
             IbvMr mr = pd.regMr(MemoryUtils.getAddress(view), view.remaining(), flags).execute().free().getMr();
-            return new VerbsRegion(mr, view, access, (where, error) -> LOG.warn("{} failed", where, error));
+            return new VerbsRegion(mr, ((NatObject) mr).getObjId(), view, access, windows,
+                    (where, error) -> LOG.warn("{} failed", where, error));
         } catch (IOException e) {
             int errno = VerbsErrors.errnoOf(e);
             throw new RdmaException(errno == VerbsErrors.EINVAL ? Status.INVALID_PARAMETER
@@ -339,6 +369,9 @@ final class VerbsDevice implements ProviderDevice {
             loops.clear();
         }
         emptySink.invalidate();
+        if (windows != null) {
+            windows.closeAll();
+        }
         try {
             pd.deallocPd();
         } catch (Exception e) {

@@ -64,11 +64,14 @@ final class VerbsQueuePair {
         boolean shortCrossings = device.shortCrossings();
         this.sendSge = shortCrossings ? Math.max(2, depths.initiatorSge()) : depths.initiatorSge();
         this.sendRequests = depths.initiator()
-                * SendList.parts(SendList.segments(depths.initiatorSge(), shortCrossings), device.maxReadSge());
-        this.sendList = new SendList(depths.initiatorSge(), device.maxReadSge(), device.emptySink(), shortCrossings);
+                * SendList.parts(SendList.segments(depths.initiatorSge(), shortCrossings), device.maxReadSge(),
+                device.bindsWindows());
+        this.sendList = new SendList(depths.initiatorSge(), device.maxReadSge(), device.emptySink(), shortCrossings,
+                device.bindsWindows());
         this.receiveList = sharedQueue == null
                 ? new ReceiveList(depths.receiveSge(), device.emptySink()) : null;
-        this.outcomes = new RequestOutcomes(connection, sharedQueue, connectionEvents, depths.initiator());
+        this.outcomes = new RequestOutcomes(connection, sharedQueue, connectionEvents, device,
+                depths.initiator());
         // Room for everything the QP can complete: every send-queue work request (a failure completes unsignalled
         // ones too) and every receive, its own or any of the shared queue's. AdapterInfo's maxima keep this within
         // max_cqe.
@@ -142,10 +145,23 @@ final class VerbsQueuePair {
     void post(WorkRequest request) {
         switch (request.kind()) {
             case RECEIVE -> postReceive(request);
-            case BIND_WINDOW, INVALIDATE_WINDOW -> request.completion().failed(new RdmaException(
-                    Status.NOT_SUPPORTED, "memory windows are not implemented on verbs yet"));
+            case BIND_WINDOW, INVALIDATE_WINDOW -> postWindow(request);
             default -> postSend(request);
         }
+    }
+
+    private void postWindow(WorkRequest request) {
+        int posted = sequence++;
+        long wrId = outcomes.nextSendId(posted);
+        VerbsWindow window = (VerbsWindow) request.window();
+        int token;
+        try {
+            token = window.post(request, sendList, this, handle, wrId, wrId | PART_ID);
+        } catch (RdmaException e) {
+            request.completion().failed(e);
+            return;
+        }
+        outcomes.addWindowRequest(request, posted, token);
     }
 
     private void postSend(WorkRequest request) {
@@ -260,6 +276,10 @@ final class VerbsQueuePair {
      */
     void release(Runnable destroyId) {
         released = true;
+        VerbsWindows windows = loop.device().windows();
+        if (windows != null && handle != 0) {
+            windows.queuePairEnding(this); // rxe would hold the QP's destruction until its windows are freed
+        }
         if (handle != 0) {
             // A detached QP is not the CM's: destroying the id leaves it alone. The CM's goes before its id.
             int rc = detached ? NativeVerbs.destroyQpDetached(handle) : NativeVerbs.destroyQp(idHandle);

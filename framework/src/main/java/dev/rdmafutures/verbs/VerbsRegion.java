@@ -9,16 +9,28 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 
-/** A verbs memory region: DiSNI's {@link IbvMr} over a direct buffer; peers address it by virtual address. */
+/**
+ * A verbs memory region: DiSNI's {@link IbvMr} over a direct buffer; peers address it by virtual address. Where the
+ * device binds memory windows it is registered for them too, and its end revokes the windows bound over it first.
+ */
 final class VerbsRegion implements ProviderRegion {
     private final IbvMr mr;
+    private final long mrHandle;
+    private final VerbsWindows windows;
     private final ByteBuffer bytes;
     private final Set<Access> access;
     private final AtomicBoolean valid = new AtomicBoolean(true);
     private final BiConsumer<String, Throwable> errors;
 
-    VerbsRegion(IbvMr mr, ByteBuffer bytes, Set<Access> access, BiConsumer<String, Throwable> errors) {
+    /**
+     * {@code mr} over {@code bytes}, its {@code struct ibv_mr *} {@code mrHandle}; {@code windows}: the device's, or
+     * null where it binds none.
+     */
+    VerbsRegion(IbvMr mr, long mrHandle, ByteBuffer bytes, Set<Access> access, VerbsWindows windows,
+                BiConsumer<String, Throwable> errors) {
         this.mr = mr;
+        this.mrHandle = mrHandle;
+        this.windows = windows;
         this.bytes = bytes;
         this.access = Set.copyOf(access);
         this.errors = errors;
@@ -26,6 +38,11 @@ final class VerbsRegion implements ProviderRegion {
 
     long address() {
         return mr.getAddr();
+    }
+
+    /** The {@code struct ibv_mr *} a window bind names. */
+    long mrHandle() {
+        return mrHandle;
     }
 
     int localKey() {
@@ -65,6 +82,9 @@ final class VerbsRegion implements ProviderRegion {
     @Override
     public void invalidate() {
         if (valid.compareAndSet(true, false)) {
+            if (windows != null) {
+                windows.regionEnding(this);
+            }
             try {
                 mr.deregMr().execute().free();
             } catch (IOException e) {

@@ -69,6 +69,18 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         await(writer.read(sink, 0, readable.remote(), 0, 0));
     }
 
+    /**
+     * {@code reader} reads {@code length} bytes through {@code remote} into {@code sink}: they are
+     * {@code source}'s from {@code sourceOffset}.
+     */
+    private static void assertReadsThrough(RdmaConnection reader, MemoryRegion sink, RemoteBuffer remote,
+                                           MemoryRegion source, int sourceOffset, int length) {
+        assertThat(await(reader.read(sink, 0, remote, 0, length)).bytes()).isEqualTo(length);
+        for (int i = 0; i < length; i++) {
+            assertThat(sink.buffer().get(i)).as("byte %d", i).isEqualTo(source.buffer().get(sourceOffset + i));
+        }
+    }
+
     @Test
     void everyWindowCallSaysNotSupportedWhereTheAdapterHasNone() {
         assumeTrue(!server.adapterInfo().isMemoryWindowSupported(), "the adapter binds memory windows");
@@ -89,10 +101,7 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         assertThat(remote.token()).isEqualTo(window.token()).isNotEqualTo(region.token());
         assertThat(window.remote()).isEqualTo(remote);
         MemoryRegion sink = register(client, 500, ALL);
-        assertThat(await(pair.client().read(sink, 0, remote, 0, 500)).bytes()).isEqualTo(500);
-        for (int i = 0; i < 500; i++) {
-            assertThat(sink.buffer().get(i)).isEqualTo(region.buffer().get(1000 + i));
-        }
+        assertReadsThrough(pair.client(), sink, remote, region, 1000, 500);
         // The window's rights are narrower than the region's: a write through it is refused.
         assertWriteRefused(pair.client(), sink, remote, 0, 8);
         assertThat(region.buffer().get(1000)).isEqualTo((byte) (1000 * 7 + 3));
@@ -101,6 +110,9 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
     @Test
     void bytesBeyondTheBoundSpanAreRefused() {
         requireWindows();
+        assumeTrue(server.adapterInfo().isMemoryWindowSpanEnforced(), server.adapterInfo().deviceName()
+                + " checks an access through a window against its region, not the bound span "
+                + "(AdapterInfo.isMemoryWindowSpanEnforced)");
         Pair pair = connectPair(listen());
         MemoryRegion region = register(server, 4096, ALL);
         MemoryWindow window = closeLater(server.allocateMemoryWindow());
@@ -190,6 +202,42 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         MemoryRegion sink = register(client, 64, ALL);
         await(bound.client().read(sink, 0, remote, 0, 64));
         assertRefused(other.client().read(sink, 0, remote, 0, 64));
+    }
+
+    @Test
+    void aRegionsEndRevokesTheWindowsOverItAndTheWindowBindsAgain() {
+        requireWindows();
+        Pair pair = connectPair(listen());
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        RemoteBuffer remote = await(pair.server().bind(window, region, 0, 64, Access.REMOTE_READ));
+        region.deregister();
+        assertThat(region.isValid()).isFalse();
+        assertThat(window.isBound()).isFalse();
+        MemoryRegion sink = register(client, 64, ALL);
+        assertRefused(pair.client().read(sink, 0, remote, 0, 64));
+        // The refusal ended that connection: the window binds again, over another region, on a new one.
+        Pair again = connectPair(listen());
+        MemoryRegion other = register(server, 4096, ALL);
+        RemoteBuffer rebound = await(again.server().bind(window, other, 128, 64, Access.REMOTE_READ));
+        assertReadsThrough(again.client(), sink, rebound, other, 128, 64);
+    }
+
+    @Test
+    void aWindowWhoseConnectionEndedIsUnboundAndBindsAgainOnAnother() {
+        requireWindows();
+        MemoryRegion region = register(server, 4096, ALL);
+        MemoryWindow window = closeLater(server.allocateMemoryWindow());
+        Pair first = connectPair(listen());
+        RemoteBuffer old = await(first.server().bind(window, region, 0, 64, Access.REMOTE_READ));
+        await(first.client().disconnect());
+        await(first.server().disconnected());
+        assertThat(window.isBound()).isFalse();
+        Pair second = connectPair(listen());
+        RemoteBuffer remote = await(second.server().bind(window, region, 64, 64, Access.REMOTE_READ));
+        assertThat(remote.token()).isNotEqualTo(old.token());
+        assertThat(window.isBound()).isTrue();
+        assertReadsThrough(second.client(), register(client, 64, ALL), remote, region, 64, 64);
     }
 
     @Test

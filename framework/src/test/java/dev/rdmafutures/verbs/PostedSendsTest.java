@@ -75,7 +75,7 @@ class PostedSendsTest {
 
     private static long post(PostedSends sends, String name, int sequence) {
         long id = sends.nextId(sequence);
-        sends.add(new Named(name), sequence);
+        sends.add(new Named(name), sequence, sequence * 3);
         return id;
     }
 
@@ -88,8 +88,10 @@ class PostedSendsTest {
         assertThat(sends.oldestDone()).as("the read is still outstanding").isFalse();
         assertThat(sends.complete(read, false, VerbsErrors.WC_SUCCESS, 0)).isTrue();
         assertThat(sends.oldestSucceeded()).isTrue();
+        assertThat(sends.oldestToken()).as("the token it was added with").isEqualTo(21);
         assertThat(sends.poll()).isEqualTo(new Named("read"));
         assertThat(sends.oldestSucceeded()).isTrue();
+        assertThat(sends.oldestToken()).isEqualTo(24);
         assertThat(sends.poll()).isEqualTo(new Named("write"));
         assertThat(sends.poll()).isNull();
     }

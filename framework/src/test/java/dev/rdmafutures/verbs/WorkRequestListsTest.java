@@ -45,7 +45,8 @@ class WorkRequestListsTest {
 
     private static VerbsRegion region(long address, int length, int key) throws Exception {
         IbvMr mr = new IbvMr(null, address, length, IbvMr.IBV_ACCESS_LOCAL_WRITE, key, key + 1, 0);
-        return new VerbsRegion(mr, ByteBuffer.allocateDirect(1), Set.of(Access.LOCAL_WRITE), (w, e) -> { });
+        return new VerbsRegion(mr, address + 1, ByteBuffer.allocateDirect(1), Set.of(Access.LOCAL_WRITE), null,
+                (w, e) -> { });
     }
 
     /** A request as the core hands it over: segments (region, offset, length). */
@@ -119,7 +120,7 @@ class WorkRequestListsTest {
 
     @Test
     void aWriteGathersItsNonEmptySegmentsInOrderIntoOneSignalledRequest() throws Exception {
-        SendList list = new SendList(4, 1, sink, false);
+        SendList list = new SendList(4, 1, sink, false, false);
         Request write = new Request(WorkRequest.Kind.WRITE,
                 List.of(new Segment(a, 3, 100), new Segment(b, 0, 0), new Segment(b, 5, 7)), 0);
         assertThat(list.write(write, WR_ID, PART_ID)).isOne();
@@ -136,7 +137,7 @@ class WorkRequestListsTest {
 
     @Test
     void aReadWithMoreSegmentsThanTheDeviceScattersBecomesAChainOverConsecutiveRemoteRanges() throws Exception {
-        SendList list = new SendList(4, 2, sink, false);
+        SendList list = new SendList(4, 2, sink, false, false);
         Request read = new Request(WorkRequest.Kind.READ, List.of(new Segment(a, 0, 10), new Segment(b, 1, 20),
                 new Segment(a, 100, 30)), WorkRequest.READ_FENCE);
         assertThat(list.write(read, WR_ID, PART_ID)).isEqualTo(2);
@@ -161,7 +162,7 @@ class WorkRequestListsTest {
 
     @Test
     void aReadWithoutBytesNamesOneEmptySegmentAndASendNone() throws Exception {
-        SendList list = new SendList(1, 1, sink, false);
+        SendList list = new SendList(1, 1, sink, false, false);
         assertThat(list.write(new Request(WorkRequest.Kind.READ, List.of(), 0), WR_ID, PART_ID)).isOne();
         ByteBuffer wrs = bytes(list);
         assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {new long[] {0x30_0000L, 0, 0x33}});
@@ -173,11 +174,52 @@ class WorkRequestListsTest {
 
     @Test
     void aSendAndInvalidateCarriesTheTokenToInvalidate() throws Exception {
-        SendList list = new SendList(1, 1, sink, false);
+        SendList list = new SendList(1, 1, sink, false, false);
         list.write(new Request(WorkRequest.Kind.SEND_INVALIDATE, List.of(new Segment(a, 0, 8)), 0), WR_ID, PART_ID);
         ByteBuffer wrs = bytes(list);
         assertThat(wrs.getInt(SendRequest.OPCODE)).isEqualTo(SendRequest.SEND_WITH_INV);
         assertThat(wrs.getInt(SendRequest.INVALIDATE_RKEY)).isEqualTo(TOKEN);
+    }
+
+    @Test
+    void aWindowBindOfAWindowTheDeviceHoldsBoundInvalidatesItFirstInTheSameChain() throws Exception {
+        SendList list = new SendList(1, 1, sink, false, true);
+        int rkey = 0x1234_56FF;
+        int next = 0x1234_5600;
+        list.writeBind(WR_ID, PART_ID, true, 0xABCD_0000L, rkey, next, 0x9999L, 0x10_0000L + 64, 128,
+                IbvMr.IBV_ACCESS_REMOTE_READ);
+        ByteBuffer wrs = bytes(list);
+        // The invalidation: unsignalled, with the part id, of the rkey the device holds, chained to the bind.
+        assertThat(wrs.getLong(SendRequest.WR_ID)).isEqualTo(PART_ID);
+        assertThat(wrs.getLong(SendRequest.NEXT)).isEqualTo(list.address() + SendRequest.SIZE);
+        assertThat(wrs.getInt(SendRequest.OPCODE)).isEqualTo(SendRequest.LOCAL_INV);
+        assertThat(wrs.getInt(SendRequest.SEND_FLAGS)).isZero();
+        assertThat(wrs.getInt(SendRequest.INVALIDATE_RKEY)).isEqualTo(rkey);
+        assertThat(wrs.getInt(SendRequest.NUM_SGE)).isZero();
+        // The bind: signalled, with the request's id, naming window, new rkey, region, span and rights.
+        int bind = SendRequest.SIZE;
+        assertThat(wrs.getLong(bind + SendRequest.WR_ID)).isEqualTo(WR_ID);
+        assertThat(wrs.getLong(bind + SendRequest.NEXT)).isZero();
+        assertThat(wrs.getInt(bind + SendRequest.OPCODE)).isEqualTo(SendRequest.BIND_MW);
+        assertThat(wrs.getInt(bind + SendRequest.SEND_FLAGS)).isEqualTo(SendRequest.SIGNALED);
+        assertThat(wrs.getInt(bind + SendRequest.NUM_SGE)).isZero();
+        assertThat(wrs.getLong(bind + SendRequest.BIND_MW_WINDOW)).isEqualTo(0xABCD_0000L);
+        assertThat(wrs.getInt(bind + SendRequest.BIND_MW_RKEY)).isEqualTo(next);
+        assertThat(wrs.getLong(bind + SendRequest.BIND_MW_REGION)).isEqualTo(0x9999L);
+        assertThat(wrs.getLong(bind + SendRequest.BIND_MW_ADDRESS)).isEqualTo(0x10_0000L + 64);
+        assertThat(wrs.getLong(bind + SendRequest.BIND_MW_LENGTH)).isEqualTo(128);
+        assertThat(wrs.getInt(bind + SendRequest.BIND_MW_ACCESS)).isEqualTo(IbvMr.IBV_ACCESS_REMOTE_READ);
+        // A free window's bind is the one request; an invalidation is one signalled request.
+        list.writeBind(WR_ID, PART_ID, false, 0xABCD_0000L, next, next + 1, 0x9999L, 0x10_0000L, 8,
+                IbvMr.IBV_ACCESS_REMOTE_WRITE);
+        assertThat(wrs.getLong(SendRequest.WR_ID)).isEqualTo(WR_ID);
+        assertThat(wrs.getLong(SendRequest.NEXT)).isZero();
+        assertThat(wrs.getInt(SendRequest.OPCODE)).isEqualTo(SendRequest.BIND_MW);
+        list.writeInvalidate(WR_ID, next + 1);
+        assertThat(wrs.getInt(SendRequest.OPCODE)).isEqualTo(SendRequest.LOCAL_INV);
+        assertThat(wrs.getInt(SendRequest.SEND_FLAGS)).isEqualTo(SendRequest.SIGNALED);
+        assertThat(wrs.getInt(SendRequest.INVALIDATE_RKEY)).isEqualTo(next + 1);
+        assertThat(wrs.getLong(SendRequest.NEXT)).isZero();
     }
 
     @Test
@@ -200,7 +242,7 @@ class WorkRequestListsTest {
 
     @Test
     void onSiwAShortOneSegmentWriteThatCrossesAPageBecomesTwoSegments() throws Exception {
-        SendList list = new SendList(1, 1, sink, true);
+        SendList list = new SendList(1, 1, sink, true, false);
         list.write(new Request(WorkRequest.Kind.WRITE, List.of(new Segment(a, 4090, 20)), 0), WR_ID, PART_ID);
         ByteBuffer wrs = bytes(list);
         assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {
@@ -208,7 +250,7 @@ class WorkRequestListsTest {
         // Longer than siw copies that way, or already in two segments: as they are.
         list.write(new Request(WorkRequest.Kind.SEND, List.of(new Segment(a, 4090, 100)), 0), WR_ID, PART_ID);
         assertThat(sges(list, wrs, 0)).isDeepEqualTo(new long[][] {new long[] {0x10_0000L + 4090, 100, 0x11}});
-        SendList two = new SendList(2, 1, sink, true);
+        SendList two = new SendList(2, 1, sink, true, false);
         two.write(new Request(WorkRequest.Kind.SEND, List.of(new Segment(a, 4090, 20), new Segment(b, 0, 4)), 0),
                 WR_ID, PART_ID);
         assertThat(sges(two, bytes(two), 0)).hasNumberOfRows(2);
@@ -216,7 +258,7 @@ class WorkRequestListsTest {
 
     @Test
     void onSiwAShortReadSegmentWhoseRemoteRangeCrossesAPageIsReadInTwo() throws Exception {
-        SendList list = new SendList(3, 1, sink, true);
+        SendList list = new SendList(3, 1, sink, true, false);
         long remote = REMOTE + 2 * 4096 - 8;
         // 10 bytes across the boundary (cut at 8), 14 short but within a page, 100 across the next one but long.
         Request read = new Request(WorkRequest.Kind.READ, List.of(new Segment(a, 0, 10), new Segment(b, 0, 14),

@@ -109,6 +109,18 @@ public final class NativeVerbs {
     /** {@code ibv_post_srq_recv} of a serialized receive list; the failing WR's index as in {@link #postRecv}. */
     public static native int postSrqRecv(long srq, long list, long outBadIndex);
 
+    /** {@code ibv_alloc_mw} of a type-2 window: its handle, or a negative errno (EOPNOTSUPP where there are none). */
+    public static native long allocMw(long pd);
+
+    /** {@code ibv_dealloc_mw}; a window still bound is revoked with it. */
+    public static native int deallocMw(long mw);
+
+    /** The window's current rkey ({@code struct ibv_mw}'s), unsigned, or a negative errno. */
+    public static native long mwRkey(long mw);
+
+    /** Sets the window's rkey to the one a posted bind gives it: the next bind names it as the current one. */
+    public static native int mwSetRkey(long mw, int rkey);
+
     /** {@code ibv_create_srq} of {@code maxWr} receives of up to {@code maxSge} segments, its limit disarmed. */
     public static native long createSrq(long pd, int maxWr, int maxSge);
 
