@@ -29,6 +29,7 @@ public final class AdapterInfo {
     private final int maxSharedReceiveQueueDepth;
     private final boolean memoryWindowsSupported;
     private final boolean memoryWindowSpanEnforced;
+    private final boolean fastRegisterSupported;
     private final int maxConnectPrivateData;
     private final int maxAcceptPrivateData;
     private final int maxRejectPrivateData;
@@ -51,6 +52,7 @@ public final class AdapterInfo {
         this.maxSharedReceiveQueueDepth = b.maxSharedReceiveQueueDepth;
         this.memoryWindowsSupported = b.memoryWindowsSupported;
         this.memoryWindowSpanEnforced = b.memoryWindowSpanEnforced;
+        this.fastRegisterSupported = b.fastRegisterSupported;
         this.maxConnectPrivateData = b.maxConnectPrivateData;
         this.maxAcceptPrivateData = b.maxAcceptPrivateData;
         this.maxRejectPrivateData = b.maxRejectPrivateData;
@@ -143,6 +145,15 @@ public final class AdapterInfo {
         return memoryWindowsSupported && memoryWindowSpanEnforced;
     }
 
+    /**
+     * Whether the adapter registers memory through a connection's queue (NDK {@code NdkCreateFastRegMr}/
+     * {@code NdkFastRegister}, {@link RdmaRuntime#allocateFastRegion()}). soft: true. verbs: false, as libibverbs
+     * offers fast registration ({@code IB_WR_REG_MR}) to kernel users only.
+     */
+    public boolean isFastRegisterSupported() {
+        return fastRegisterSupported;
+    }
+
     /** The most private data a connect request carries. */
     public int maxConnectPrivateData() {
         return maxConnectPrivateData;
@@ -209,6 +220,7 @@ public final class AdapterInfo {
                 + ", sge initiator<=" + maxInitiatorSge + " receive<=" + maxReceiveSge
                 + ", srq<=" + maxSharedReceiveQueueDepth
                 + (!memoryWindowsSupported ? "" : memoryWindowSpanEnforced ? ", windows" : ", windows (span unchecked)")
+                + (fastRegisterSupported ? ", fast registration" : "")
                 + ", privateData connect<=" + maxConnectPrivateData + " accept<=" + maxAcceptPrivateData
                 + " reject<=" + maxRejectPrivateData + "]";
     }
@@ -227,6 +239,7 @@ public final class AdapterInfo {
         private int maxSharedReceiveQueueDepth;
         private boolean memoryWindowsSupported;
         private boolean memoryWindowSpanEnforced = true;
+        private boolean fastRegisterSupported;
         private int maxConnectPrivateData = -1;
         private int maxAcceptPrivateData = -1;
         private int maxRejectPrivateData = -1;
@@ -293,6 +306,12 @@ public final class AdapterInfo {
         /** Whether an access through a window is confined to its bound span; default true. */
         public Builder memoryWindowSpanEnforced(boolean enforced) {
             this.memoryWindowSpanEnforced = enforced;
+            return this;
+        }
+
+        /** Whether memory can be registered through a connection's queue; default false. */
+        public Builder fastRegisterSupported(boolean supported) {
+            this.fastRegisterSupported = supported;
             return this;
         }
 

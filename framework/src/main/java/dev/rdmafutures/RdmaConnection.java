@@ -1,6 +1,7 @@
 package dev.rdmafutures;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -190,6 +191,22 @@ public interface RdmaConnection extends AutoCloseable {
      * completes the peer is refused. The window can be bound again. Errors as for {@link #bind}.
      */
     CompletableFuture<Void> invalidate(MemoryWindow window);
+
+    /**
+     * Registers {@code bytes}, from position to limit, in {@code slot} with {@code access} (NdkFastRegister): posted
+     * on this connection's initiator queue, taking a slot until done; when it reaches the head of the queue it
+     * revokes the slot's earlier registration and the future gives the new {@link MemoryRegion}, with a new token.
+     * Fails with {@link Status#NOT_SUPPORTED} where {@link AdapterInfo#isFastRegisterSupported()} is false,
+     * {@link Status#INVALID_PARAMETER} for an empty buffer, a read-only one with write rights, or a slot of another
+     * runtime, {@link Status#INVALID_DEVICE_STATE} for a closed slot; otherwise as for {@link #read}.
+     */
+    CompletableFuture<MemoryRegion> fastRegister(FastRegion slot, ByteBuffer bytes, Access... access);
+
+    /**
+     * Revokes the registration in force in {@code slot} (NdkInvalidate), posted on this connection's initiator
+     * queue: once the future completes its region is invalid. Errors as for {@link #fastRegister}.
+     */
+    CompletableFuture<Void> invalidate(FastRegion slot);
 
     /**
      * A batch of operations to post at once. Each takes its initiator slot when added; one added beyond the depth

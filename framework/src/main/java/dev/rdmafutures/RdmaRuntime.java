@@ -99,6 +99,17 @@ public final class RdmaRuntime implements AutoCloseable {
     }
 
     /**
+     * Allocates an empty fast-register region slot ({@code NdkCreateFastRegMr}); see {@link FastRegion}.
+     *
+     * @throws RdmaException {@link Status#NOT_SUPPORTED} where {@link AdapterInfo#isFastRegisterSupported()} is false,
+     *                       {@link Status#INSUFFICIENT_RESOURCES} when the adapter has no token left,
+     *                       {@link Status#INVALID_DEVICE_STATE} when the runtime is closed
+     */
+    public FastRegion allocateFastRegion() {
+        return core.allocateFastRegion();
+    }
+
+    /**
      * Creates a receive queue that connections of this runtime can share ({@code NdkCreateSrq}); see
      * {@link SharedReceiveQueue}.
      *

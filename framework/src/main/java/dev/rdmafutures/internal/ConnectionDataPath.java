@@ -5,6 +5,7 @@ import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.Batch;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.FastRegion;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
 import dev.rdmafutures.OperationFlag;
@@ -15,13 +16,14 @@ import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.WorkRequest;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The data-path half of {@link ConnectionImpl}: every form of READ, WRITE, SEND and RECEIVE (one buffer or a
- * scatter-gather list; future, callback or batch) turned into one validated {@link CallbackOperation} by
- * {@link Posting}. The lifecycle half (establishment, the end, the provider) is the subclass's.
+ * scatter-gather list; future, callback or batch), and the window and fast-registration requests, turned into one
+ * validated {@link CallbackOperation} by {@link Posting}. The lifecycle half (establishment, the end, the provider) is the subclass's.
  */
 abstract sealed class ConnectionDataPath implements RdmaConnection permits ConnectionImpl {
     private static final OperationFlag[] NO_FLAGS = {};
@@ -246,7 +248,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
             Objects.requireNonNull(region, "region");
             int bits = Windows.rightsBits(region, rights);
             WindowFuture<RemoteBuffer> future = WindowFuture.bind(runtime.driver(), w, length);
-            posting.post(posting.startedWindow(w, region, offset, length, bits, future), "bind");
+            posting.post(posting.startedWindow(w.provider(), region, offset, length, bits, future), "bind");
             return future;
         } catch (RdmaException e) {
             return RdmaFuture.failed(e);
@@ -257,8 +259,33 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     public CompletableFuture<Void> invalidate(MemoryWindow window) {
         try {
             MemoryWindowImpl w = Windows.check(runtime, window);
-            WindowFuture<Void> future = WindowFuture.invalidate(runtime.driver(), w);
-            posting.post(posting.startedWindow(w, null, 0, 0, 0, future), "invalidate");
+            WindowFuture<Void> future = WindowFuture.invalidate(runtime.driver());
+            posting.post(posting.startedWindow(w.provider(), null, 0, 0, 0, future), "invalidate");
+            return future;
+        } catch (RdmaException e) {
+            return RdmaFuture.failed(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<MemoryRegion> fastRegister(FastRegion slot, ByteBuffer bytes, Access... access) {
+        try {
+            FastRegionImpl s = Windows.check(runtime, slot);
+            MemoryRegionImpl region = Windows.prepare(runtime, s, bytes, access);
+            WindowFuture<MemoryRegion> future = WindowFuture.fastRegister(runtime.driver(), region);
+            posting.post(posting.startedFastRegister(s.provider(), region, future), "fastRegister");
+            return future;
+        } catch (RdmaException e) {
+            return RdmaFuture.failed(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> invalidate(FastRegion slot) {
+        try {
+            FastRegionImpl s = Windows.check(runtime, slot);
+            WindowFuture<Void> future = WindowFuture.invalidate(runtime.driver());
+            posting.post(posting.startedWindow(s.provider(), null, 0, 0, 0, future), "invalidate");
             return future;
         } catch (RdmaException e) {
             return RdmaFuture.failed(e);

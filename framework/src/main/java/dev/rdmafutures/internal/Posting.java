@@ -9,6 +9,8 @@ import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.PollerProxy;
+import dev.rdmafutures.spi.ProviderFastRegion;
+import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.WorkRequest;
 import java.util.Objects;
 
@@ -89,7 +91,7 @@ final class Posting {
      * of {@code region} from {@code offset} with {@code rights} (BIND_REMOTE_* bits), or, with a null region, an
      * invalidation.
      */
-    CallbackOperation startedWindow(MemoryWindowImpl window, MemoryRegion region, int offset, int length, int rights,
+    CallbackOperation startedWindow(ProviderWindow window, MemoryRegion region, int offset, int length, int rights,
                                     CompletionCallback callback) {
         WorkRequest.Kind kind = region == null ? WorkRequest.Kind.INVALIDATE_WINDOW : WorkRequest.Kind.BIND_WINDOW;
         CallbackOperation op = prepared(kind, length, null, 0, null);
@@ -98,7 +100,27 @@ final class Posting {
                 op.addSegment(DataPath.local(runtime, region, offset, length, false), offset, length);
                 op.addFlags(rights);
             }
-            op.setWindow(window.provider());
+            op.setWindow(window);
+            finishChecks(kind);
+        } catch (RdmaException e) {
+            discard(op);
+            throw e;
+        }
+        op.start(callback, 0);
+        return op;
+    }
+
+    /**
+     * A fast registration reporting to {@code callback}: {@code region}, prepared by {@code slot} and not valid
+     * yet, is put in force in it.
+     */
+    CallbackOperation startedFastRegister(ProviderFastRegion slot, MemoryRegionImpl region,
+                                          CompletionCallback callback) {
+        WorkRequest.Kind kind = WorkRequest.Kind.FAST_REGISTER;
+        CallbackOperation op = prepared(kind, region.length(), null, 0, null);
+        try {
+            op.addSegment(region, 0, region.length());
+            op.setWindow(slot);
             finishChecks(kind);
         } catch (RdmaException e) {
             discard(op);

@@ -2,6 +2,7 @@ package dev.rdmafutures.internal;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.FastRegion;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
 import dev.rdmafutures.RdmaConnector;
@@ -141,6 +142,19 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         return window;
     }
 
+    /** Allocates a fast-register region slot; see {@code RdmaRuntime.allocateFastRegion}. */
+    public FastRegion allocateFastRegion() {
+        if (!adapterInfo.isFastRegisterSupported()) {
+            throw Windows.fastRegisterUnsupported(this);
+        }
+        if (closed) {
+            throw Validation.closed("allocateFastRegion");
+        }
+        FastRegionImpl slot = new FastRegionImpl(this, device.allocateFastRegion());
+        resources.add(slot);
+        return slot;
+    }
+
     /** Creates a shared receive queue on the next poller; see {@code RdmaRuntime.sharedReceiveQueue}. */
     public SharedReceiveQueue sharedReceiveQueue(int depth, int maxSge) {
         int maxDepth = adapterInfo.maxSharedReceiveQueueDepth();
@@ -164,14 +178,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
 
     /** Registers {@code buffer}'s bytes from position to limit. */
     public MemoryRegion register(ByteBuffer buffer, Access... access) {
-        Objects.requireNonNull(buffer, "buffer");
-        EnumSet<Access> rights = Validation.accessRights(access);
-        if (!buffer.hasRemaining()) {
-            throw new RdmaException(Status.INVALID_PARAMETER, "cannot register an empty buffer");
-        }
-        if (buffer.isReadOnly() && (rights.contains(Access.LOCAL_WRITE) || rights.contains(Access.REMOTE_WRITE))) {
-            throw new RdmaException(Status.INVALID_PARAMETER, "a read-only buffer cannot be registered for writing");
-        }
+        EnumSet<Access> rights = Validation.bufferRights(buffer, access);
         if (closed) {
             throw Validation.closed("register");
         }

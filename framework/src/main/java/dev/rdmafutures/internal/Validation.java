@@ -5,6 +5,7 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.PollerProxy;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Objects;
@@ -55,6 +56,22 @@ public final class Validation {
         EnumSet<Access> rights = EnumSet.noneOf(Access.class);
         for (Access a : Objects.requireNonNull(access, "access")) {
             rights.add(Objects.requireNonNull(a, "access"));
+        }
+        return rights;
+    }
+
+    /**
+     * The rights a buffer is registered with, after checking the buffer: not null, not empty, and not read-only
+     * where the rights write into it.
+     */
+    static EnumSet<Access> bufferRights(ByteBuffer buffer, Access[] access) {
+        Objects.requireNonNull(buffer, "buffer");
+        EnumSet<Access> rights = accessRights(access);
+        if (!buffer.hasRemaining()) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "cannot register an empty buffer");
+        }
+        if (buffer.isReadOnly() && (rights.contains(Access.LOCAL_WRITE) || rights.contains(Access.REMOTE_WRITE))) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "a read-only buffer cannot be registered for writing");
         }
         return rights;
     }

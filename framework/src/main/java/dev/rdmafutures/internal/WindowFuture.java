@@ -1,38 +1,47 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RemoteBuffer;
 
 /**
- * The future of a window bind (the window's new {@link RemoteBuffer}) or invalidation (null): the callback of the
- * operation that carries the request.
+ * The future of a request on a window or fast-register slot: a bind (the window's new {@link RemoteBuffer}), a fast
+ * registration (its {@link MemoryRegion}) or an invalidation (null). It is the callback of the operation that
+ * carries the request.
  */
 final class WindowFuture<T> extends RdmaFuture<T> implements CompletionCallback {
-    private final MemoryWindowImpl window;
-    private final int boundLength;
+    /** What the request's success gives, from the token it reports (a bind's) or its bytes. */
+    private interface Outcome<T> {
+        T of(int reported);
+    }
 
-    private WindowFuture(Driver driver, MemoryWindowImpl window, int boundLength) {
+    private final Outcome<T> outcome;
+
+    private WindowFuture(Driver driver, Outcome<T> outcome) {
         super(driver);
-        this.window = window;
-        this.boundLength = boundLength;
+        this.outcome = outcome;
     }
 
     /** The future of binding {@code window} over {@code length} bytes. */
     static WindowFuture<RemoteBuffer> bind(Driver driver, MemoryWindowImpl window, int length) {
-        return new WindowFuture<>(driver, window, length);
+        return new WindowFuture<>(driver, token -> window.boundTo(length, token));
     }
 
-    /** The future of invalidating {@code window}. */
-    static WindowFuture<Void> invalidate(Driver driver, MemoryWindowImpl window) {
-        return new WindowFuture<>(driver, window, -1);
+    /** The future of registering {@code region} in its slot. */
+    static WindowFuture<MemoryRegion> fastRegister(Driver driver, MemoryRegionImpl region) {
+        return new WindowFuture<>(driver, bytes -> region);
+    }
+
+    /** The future of an invalidation. */
+    static WindowFuture<Void> invalidate(Driver driver) {
+        return new WindowFuture<>(driver, bytes -> null);
     }
 
     /** {@code bytes} is, for a bind, the token the bind gave the window (see {@code CallbackOperation}). */
     @Override
-    @SuppressWarnings("unchecked")
     public void completed(long context, int bytes) {
-        complete(boundLength < 0 ? null : (T) window.boundTo(boundLength, bytes));
+        complete(outcome.of(bytes));
     }
 
     @Override

@@ -1,15 +1,17 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.Access;
+import dev.rdmafutures.FastRegion;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.WorkRequest;
+import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Objects;
 
-/** The checks of a memory window and the rights it is bound with. */
+/** The checks of a memory window and the rights it is bound with, and of a fast-register slot and its buffer. */
 final class Windows {
     private Windows() {
     }
@@ -27,6 +29,35 @@ final class Windows {
             throw new RdmaException(Status.INVALID_DEVICE_STATE, "the memory window was closed");
         }
         return impl;
+    }
+
+    /** {@code slot} as this runtime's own, open type; NOT_SUPPORTED where the adapter has no fast registration. */
+    static FastRegionImpl check(RuntimeOwner runtime, FastRegion slot) {
+        if (!runtime.adapterInfo().isFastRegisterSupported()) {
+            throw fastRegisterUnsupported(runtime);
+        }
+        Objects.requireNonNull(slot, "slot");
+        if (!(slot instanceof FastRegionImpl impl) || !impl.belongsTo(runtime)) {
+            throw new RdmaException(Status.INVALID_PARAMETER, slot + " does not belong to this runtime");
+        }
+        if (impl.isClosed()) {
+            throw new RdmaException(Status.INVALID_DEVICE_STATE, "the fast-register region was closed");
+        }
+        return impl;
+    }
+
+    static RdmaException fastRegisterUnsupported(RuntimeOwner runtime) {
+        return new RdmaException(Status.NOT_SUPPORTED, runtime.adapterInfo().deviceName()
+                + " has no fast registration (AdapterInfo.isFastRegisterSupported)");
+    }
+
+    /**
+     * {@code slot}'s registration of {@code bytes} (position to limit) with {@code access}, checked as
+     * {@code RdmaRuntime.register} checks a buffer, and not valid until its FAST_REGISTER request takes effect.
+     */
+    static MemoryRegionImpl prepare(RuntimeOwner runtime, FastRegionImpl slot, ByteBuffer bytes, Access[] access) {
+        EnumSet<Access> rights = Validation.bufferRights(bytes, access);
+        return new MemoryRegionImpl(runtime, slot.provider().prepare(bytes.slice(), rights));
     }
 
     static RdmaException unsupported(RuntimeOwner runtime) {

@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
 
 /**
- * The device's STag table: regions and memory windows by STag index ({@link SoftStag}). A new entry's STag is 32
+ * The device's STag table: regions, memory windows and fast-register slots by STag index ({@link SoftStag}). A new entry's STag is 32
  * random bits from a SecureRandom (index never 0, so no STag is 0; an index is never shared while its entry is in
  * the table), so a peer cannot guess a token it was not given; a lookup of an invalidated region's or a closed
  * window's STag finds nothing, and the entry found for an index says whether the STag's key is the valid one.
@@ -28,6 +28,24 @@ final class RegionTable {
 
     SoftWindow allocateWindow() {
         return insert(stag -> new SoftWindow(this, stag));
+    }
+
+    SoftFastRegion allocateFastRegion() {
+        return insert(stag -> new SoftFastRegion(this, stag));
+    }
+
+    /** Puts {@code registration} in force at the index of {@code slot}, which holds it while none is. */
+    void install(SoftRegion registration, SoftFastRegion slot) {
+        byIndex.put(slot.index(), registration);
+    }
+
+    /** {@code registration}, made in {@code slot}, ended: the slot holds its index again, unless it was closed. */
+    void uninstall(SoftRegion registration, SoftFastRegion slot) {
+        if (slot.released()) {
+            byIndex.remove(registration.index(), registration);
+        } else {
+            byIndex.replace(registration.index(), registration, slot);
+        }
     }
 
     private <T extends SoftStag> T insert(IntFunction<T> entryFor) {

@@ -16,8 +16,8 @@ import java.util.List;
  * is used up or, with READ_FENCE, until earlier reads are done; DEFER holds requests until one without it is
  * posted. Writes and sends gather their segments in order; a read names its first segment as the sink (siw does the
  * same) and its response is scattered over all of them; LOCAL_INVALIDATE invalidates the first segment's region.
- * A memory window's bind or invalidation puts nothing on the wire: it takes effect when its turn to leave comes (the
- * requests before it have left) and is done then. Writes and sends complete once the transport took their last
+ * A memory window's bind or invalidation, and a fast registration or its invalidation, put nothing on the wire: each
+ * takes effect when its turn to leave comes (the requests before it have left) and is done then. Writes and sends complete once the transport took their last
  * byte, reads when their response is placed; completions are delivered in post order (binds and invalidations with
  * 0 bytes; a failed one, which changed nothing, fails in its place), SILENT_SUCCESS ones only with the next
  * signalled one. The tracking of each request is pooled, so a steady send queue allocates nothing. Poller thread
@@ -113,8 +113,9 @@ final class SendScheduler {
                     writer.tagged(Rdmap.RDMA_WRITE, r.remoteToken(), r.remoteAddress(), r);
                     t.flushMark = writer.enqueuedBytes();
                 }
-                case BIND_WINDOW, INVALIDATE_WINDOW -> {
-                    t.error = SoftWindow.perform(r, windowScope);
+                case BIND_WINDOW, INVALIDATE_WINDOW, FAST_REGISTER -> {
+                    t.error = r.window() instanceof SoftFastRegion ? SoftFastRegion.perform(r)
+                            : SoftWindow.perform(r, windowScope);
                     if (t.error == null && r.kind() == WorkRequest.Kind.BIND_WINDOW) {
                         r.completion().windowBound(r.window().token()); // this bind's, before a later one's
                     }
@@ -210,8 +211,11 @@ final class SendScheduler {
     private void complete(Tracked t) {
         WorkRequest r = t.request;
         recycle(t);
-        boolean window = r.kind() == WorkRequest.Kind.BIND_WINDOW || r.kind() == WorkRequest.Kind.INVALIDATE_WINDOW;
-        r.completion().completed(window ? 0 : r.length());
+        boolean local = switch (r.kind()) {
+            case BIND_WINDOW, INVALIDATE_WINDOW, FAST_REGISTER -> true;
+            default -> false;
+        };
+        r.completion().completed(local ? 0 : r.length());
     }
 
     private void recycle(Tracked t) {

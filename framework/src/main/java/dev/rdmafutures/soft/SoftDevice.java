@@ -12,6 +12,7 @@ import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
+import dev.rdmafutures.spi.ProviderFastRegion;
 import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.SharedAddress;
@@ -73,6 +74,7 @@ final class SoftDevice implements ProviderDevice {
                 .maxPrivateData(pd, pd, pd)
                 .readLocalInvalidateSupported(true)
                 .memoryWindowsSupported(true)
+                .fastRegisterSupported(true)
                 .build();
     }
 
@@ -174,6 +176,11 @@ final class SoftDevice implements ProviderDevice {
     @Override
     public ProviderWindow allocateWindow() {
         return regions.allocateWindow();
+    }
+
+    @Override
+    public ProviderFastRegion allocateFastRegion() {
+        return regions.allocateFastRegion();
     }
 
     @Override

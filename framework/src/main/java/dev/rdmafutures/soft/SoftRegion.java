@@ -7,20 +7,44 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 
-/** A soft registration: the buffer, its rights, and its STag in the device's table while valid. */
+/**
+ * A soft registration: the buffer, its rights, and its STag in the device's table while valid. One made in a
+ * {@link SoftFastRegion} slot is pending until its FAST_REGISTER request puts it in force, and gives the slot its
+ * index back when it ends.
+ */
 final class SoftRegion implements ProviderRegion, SoftStag {
     private final RegionTable table;
     private final ByteBuffer bytes;
     private final Set<Access> access;
     private final int token;
-    private volatile boolean valid = true;
+    /** The slot it was made in, or null for a region of its own. */
+    private final SoftFastRegion slot;
+    private volatile boolean valid;
 
     SoftRegion(RegionTable table, ByteBuffer bytes, Set<Access> access, int token) {
+        this(table, bytes, access, token, null, true);
+    }
+
+    private SoftRegion(RegionTable table, ByteBuffer bytes, Set<Access> access, int token, SoftFastRegion slot,
+                       boolean valid) {
         this.table = table;
         this.bytes = bytes;
         this.access = Collections.unmodifiableSet(EnumSet.copyOf(access.isEmpty()
                 ? EnumSet.noneOf(Access.class) : access));
         this.token = token;
+        this.slot = slot;
+        this.valid = valid;
+    }
+
+    /** A registration in {@code slot} under {@code token}, not valid until {@link #activate()}. */
+    static SoftRegion pending(RegionTable table, ByteBuffer bytes, Set<Access> access, int token,
+                              SoftFastRegion slot) {
+        return new SoftRegion(table, bytes, access, token, slot, false);
+    }
+
+    /** Its FAST_REGISTER request took effect; the slot installs it in the table. */
+    void activate() {
+        valid = true;
     }
 
     @Override
@@ -74,11 +98,19 @@ final class SoftRegion implements ProviderRegion, SoftStag {
         return valid;
     }
 
-    /** Invalidates the region; the windows bound over it grant nothing from then on. */
+    /**
+     * Invalidates the region; the windows bound over it grant nothing from then on. A pending registration is
+     * invalid already: its request, if it still comes, puts it in force.
+     */
     @Override
-    public void invalidate() {
-        if (valid) {
-            valid = false;
+    public synchronized void invalidate() {
+        if (!valid) {
+            return;
+        }
+        valid = false;
+        if (slot != null) {
+            table.uninstall(this, slot);
+        } else {
             table.remove(this);
         }
     }

@@ -2,6 +2,8 @@ package dev.rdmafutures.spi;
 
 import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.Access;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Set;
@@ -51,6 +53,16 @@ public interface ProviderDevice extends AutoCloseable {
      * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when the device has no window left
      */
     ProviderWindow allocateWindow();
+
+    /**
+     * Allocates an empty fast-register region slot, on the caller's thread; only called where
+     * {@link AdapterInfo#isFastRegisterSupported()} is true, so a provider without them keeps this default.
+     *
+     * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when the device has no token left
+     */
+    default ProviderFastRegion allocateFastRegion() {
+        throw new RdmaException(Status.NOT_SUPPORTED, adapterInfo().deviceName() + " has no fast registration");
+    }
 
     /** Releases device-wide resources; called after every event loop is closed. */
     @Override

@@ -28,8 +28,17 @@ public interface WorkRequest {
          * token is in force. An initiator-queue request, ordered with the others.
          */
         BIND_WINDOW,
-        /** Revokes {@link #window()}'s token; an initiator-queue request; completes with 0 bytes. */
-        INVALIDATE_WINDOW
+        /**
+         * Revokes {@link #window()}'s token: a window's binding, or a fast-register slot's registration. An
+         * initiator-queue request; completes with 0 bytes.
+         */
+        INVALIDATE_WINDOW,
+        /**
+         * Puts segment 0's region, which {@link #window()} (a {@link ProviderFastRegion}) prepared, in force in that
+         * slot, revoking the slot's earlier registration; completes with 0 bytes once it is. An initiator-queue
+         * request, ordered with the others.
+         */
+        FAST_REGISTER
     }
 
     /** No completion of its own on success; completes with the next signalled one. */
@@ -83,7 +92,10 @@ public interface WorkRequest {
         return (flags() & flag) != 0;
     }
 
-    /** The window of a BIND_WINDOW or INVALIDATE_WINDOW request; null for the other kinds. */
+    /**
+     * The window of a BIND_WINDOW or INVALIDATE_WINDOW request, or the fast-register slot of a FAST_REGISTER or
+     * INVALIDATE_WINDOW request; null for the other kinds.
+     */
     ProviderWindow window();
 
     /** Where the outcome goes: exactly one call, on the poller thread. */

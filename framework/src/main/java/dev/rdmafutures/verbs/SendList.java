@@ -104,8 +104,8 @@ final class SendList {
             case WRITE -> SendRequest.RDMA_WRITE;
             case SEND -> SendRequest.SEND;
             case SEND_INVALIDATE -> SendRequest.SEND_WITH_INV;
-            case RECEIVE, BIND_WINDOW, INVALIDATE_WINDOW -> throw new IllegalArgumentException(request.kind()
-                    + " is not a READ, WRITE or SEND");
+            case RECEIVE, BIND_WINDOW, INVALIDATE_WINDOW, FAST_REGISTER -> throw new IllegalArgumentException(
+                    request.kind() + " is not a READ, WRITE or SEND");
         };
         int fence = request.has(WorkRequest.READ_FENCE) ? SendRequest.FENCE : 0;
         long remote = request.remoteAddress();

@@ -146,6 +146,9 @@ final class VerbsQueuePair {
         switch (request.kind()) {
             case RECEIVE -> postReceive(request);
             case BIND_WINDOW, INVALIDATE_WINDOW -> postWindow(request);
+            // The core posts none where AdapterInfo says so; libibverbs fast-registers for kernel users only.
+            case FAST_REGISTER -> request.completion().failed(new RdmaException(Status.NOT_SUPPORTED,
+                    "verbs has no fast registration"));
             default -> postSend(request);
         }
     }

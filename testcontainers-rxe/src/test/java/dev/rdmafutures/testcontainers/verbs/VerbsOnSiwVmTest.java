@@ -2,6 +2,7 @@ package dev.rdmafutures.testcontainers.verbs;
 
 import dev.rdmafutures.conformance.AbstractConnectionConformanceTest;
 import dev.rdmafutures.conformance.AbstractDataPathConformanceTest;
+import dev.rdmafutures.conformance.AbstractFastRegisterConformanceTest;
 import dev.rdmafutures.conformance.AbstractLifecycleConformanceTest;
 import dev.rdmafutures.conformance.AbstractMemoryWindowConformanceTest;
 import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
@@ -86,9 +87,18 @@ class VerbsOnSiwVmTest {
         }
     }
 
-    /** Windows are not implemented on verbs yet: the suite checks that every call says NOT_SUPPORTED. */
+    /** siw allocates no memory windows: the suite checks that every call says NOT_SUPPORTED. */
     @Nested
     class MemoryWindow extends AbstractMemoryWindowConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    /** libibverbs fast-registers for kernel users only: the suite checks that every call says NOT_SUPPORTED. */
+    @Nested
+    class FastRegister extends AbstractFastRegisterConformanceTest {
         @Override
         protected ProviderFixture fixture() {
             return FIXTURE;
