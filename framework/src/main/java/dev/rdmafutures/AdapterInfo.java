@@ -146,8 +146,8 @@ public final class AdapterInfo {
     }
 
     /**
-     * Whether the adapter registers memory through a connection's queue (NDK {@code NdkCreateFastRegMr}/
-     * {@code NdkFastRegister}, {@link RdmaRuntime#allocateFastRegion()}). soft: true. verbs: false, as libibverbs
+     * Whether the adapter registers memory through a connection's queue (NDK's {@code NdkCreateMr} for fast
+     * registration and {@code NdkFastRegister}; {@link RdmaRuntime#allocateFastRegion()}). soft: true. verbs: false, as libibverbs
      * offers fast registration ({@code IB_WR_REG_MR}) to kernel users only.
      */
     public boolean isFastRegisterSupported() {

@@ -1,7 +1,7 @@
 package dev.rdmafutures;
 
 /**
- * A fast-register region (NDK's {@code NdkCreateFastRegMr}): a slot that {@link RdmaConnection#fastRegister}
+ * A fast-register region (NDK's {@code NdkCreateMr} with fast registration requested): a slot that {@link RdmaConnection#fastRegister}
  * ({@code NdkFastRegister}) fills with a registration of a buffer through a connection's initiator queue, ordered
  * with its other operations, each time with a new token. The registration is a {@link MemoryRegion} like any other
  * until it is revoked: by {@link RdmaConnection#invalidate(FastRegion)} ({@code NdkInvalidate}), by a READ with

@@ -99,7 +99,7 @@ public final class RdmaRuntime implements AutoCloseable {
     }
 
     /**
-     * Allocates an empty fast-register region slot ({@code NdkCreateFastRegMr}); see {@link FastRegion}.
+     * Allocates an empty fast-register region slot ({@code NdkCreateMr} for fast registration); see {@link FastRegion}.
      *
      * @throws RdmaException {@link Status#NOT_SUPPORTED} where {@link AdapterInfo#isFastRegisterSupported()} is false,
      *                       {@link Status#INSUFFICIENT_RESOURCES} when the adapter has no token left,

@@ -18,8 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fast registration (NDK's {@code NdkCreateFastRegMr}, {@code NdkFastRegister}, {@code NdkInvalidate}): a slot filled
- * through a connection's initiator queue with a registration that is a region like any other, locally and for the
+ * Fast registration (NDK's {@code NdkCreateMr} for fast registration, {@code NdkFastRegister},
+ * {@code NdkInvalidate}): a slot filled through a connection's initiator queue with a registration that is a region like any other, locally and for the
  * peer, with a new token each time; revoked locally, by the next registration, by a READ with
  * RDMA_READ_LOCAL_INVALIDATE whose first segment it is, or by the peer's Send with Invalidate. Where the adapter has
  * none, every call says NOT_SUPPORTED.
