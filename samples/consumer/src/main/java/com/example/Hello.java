@@ -1,0 +1,33 @@
+package com.example;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RdmaRuntime;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+
+/** Connects to itself over loopback on the soft provider and reads a peer's memory with one RDMA READ. */
+public final class Hello {
+    public static void main(String[] args) throws Exception {
+        try (RdmaRuntime runtime = RdmaRuntime.builder().provider("soft").build()) {
+            RdmaListener listener = runtime.listen(new InetSocketAddress("127.0.0.1", 0));
+            CompletableFuture<RdmaConnection> accepted = listener.next().thenCompose(request -> request.accept());
+            RdmaConnection client = runtime.connector().connect(listener.localAddress()).start().get();
+            accepted.get();
+
+            byte[] greeting = "hello from the peer's memory".getBytes(StandardCharsets.UTF_8);
+            MemoryRegion exposed = runtime.register(ByteBuffer.allocateDirect(64).put(greeting).flip(),
+                    Access.REMOTE_READ);
+            MemoryRegion sink = runtime.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+            int bytes = client.read(sink, 0, exposed.remote(), 0, greeting.length).get().bytes();
+
+            byte[] read = new byte[bytes];
+            sink.buffer().get(0, read);
+            System.out.println("READ " + bytes + " bytes: " + new String(read, StandardCharsets.UTF_8));
+        }
+    }
+}
