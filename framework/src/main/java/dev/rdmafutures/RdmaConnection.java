@@ -12,6 +12,9 @@ public interface RdmaConnection extends AutoCloseable {
     /** The negotiated read limits and the peer's private data ({@code NdkGetConnectionData}). */
     ConnectionData connectionData();
 
+    /** The connection's counters now: its operations, and the slots of its queues in use. */
+    ConnectionMetrics metrics();
+
     /** The queue depths granted: what was asked for at connect or accept, capped to the adapter's maxima. */
     QueueDepths queueDepths();
 

@@ -164,6 +164,15 @@ public final class RdmaRuntime implements AutoCloseable {
         return Optional.ofNullable(core.owner());
     }
 
+    /**
+     * The runtime's counters now: operations of every connection and shared receive queue (ended ones included),
+     * connection set-ups by outcome, each poller's duty cycle. Counting is always on and allocates nothing; a
+     * snapshot allocates. For Micrometer, bind {@code dev.rdmafutures.micrometer.RdmaFuturesMetrics}.
+     */
+    public RuntimeMetrics metrics() {
+        return core.metrics();
+    }
+
     /** How many errors the pollers contained (each distinct cause is logged once). */
     public long pollerErrorCount() {
         return core.pollerErrorCount();
@@ -197,6 +206,7 @@ public final class RdmaRuntime implements AutoCloseable {
      *   <li>1 poller thread, {@link IdleStrategy#BACKOFF}, thread names {@code rdmafutures-poller-N}</li>
      *   <li>futures complete on the poller thread (no completion executor)</li>
      *   <li>connect timeout 10 s, handshake timeout 10 s, disconnect timeout 5 s, listen backlog 128</li>
+     *   <li>slow-operation threshold (JFR) 10 ms</li>
      * </ul>
      */
     public static final class Builder {
@@ -213,6 +223,7 @@ public final class RdmaRuntime implements AutoCloseable {
         private Duration disconnectTimeout = Duration.ofSeconds(5);
         private int listenBacklog = 128;
         private String threadNamePrefix = "rdmafutures-poller";
+        private Duration slowOperationThreshold = Duration.ofMillis(10);
         private final Map<String, String> providerOptions = new LinkedHashMap<>();
 
         private Builder() {
@@ -294,6 +305,16 @@ public final class RdmaRuntime implements AutoCloseable {
         }
 
         /**
+         * From how long after its hand-off to the poller an operation that ends is reported as a JDK Flight Recorder
+         * {@code dev.rdmafutures.SlowOperation} event; default 10 ms. Operations are timed only while a recording
+         * enables that event.
+         */
+        public Builder slowOperationThreshold(Duration threshold) {
+            this.slowOperationThreshold = Validation.timeout(threshold, "slowOperationThreshold");
+            return this;
+        }
+
+        /**
          * A provider-specific option, keyed {@code provider.name} (e.g. {@code soft.crc}); the provider that opens
          * rejects unknown keys of its own prefix and ignores other providers' keys.
          */
@@ -316,7 +337,7 @@ public final class RdmaRuntime implements AutoCloseable {
         public RdmaRuntime build() {
             return new RdmaRuntime(new RuntimeCore(new RuntimeSettings(pollerThreads, idleStrategy,
                     completionExecutor, connectTimeout, handshakeTimeout, disconnectTimeout, listenBacklog,
-                    threadNamePrefix, providerOptions), selectProvider()));
+                    threadNamePrefix, slowOperationThreshold, providerOptions), selectProvider()));
         }
 
         private RdmaProvider selectProvider() {

@@ -25,6 +25,9 @@ public interface SharedReceiveQueue extends AutoCloseable {
     /** How many receives are posted and not yet taken by a Send: a snapshot. */
     int postedReceives();
 
+    /** The queue's receives counted so far: posted, completed, failed by status, bytes received. */
+    OperationMetrics metrics();
+
     /** Posts a receive buffer ({@link Access#LOCAL_WRITE} needed); see {@link RdmaConnection#receive}. */
     CompletableFuture<SharedReceive> receive(MemoryRegion local, int offset, int length);
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The module exports the API and the SPI only, and the class dependencies (read by the JDK's jdeps from the built
+ * The module exports the API, the SPI and the Micrometer binding only, and the class dependencies (read by the JDK's jdeps from the built
  * classes) run one way: the API's facades reach into the internals, nothing internal reaches back to a facade,
  * the SPI and the providers never touch the core's internals.
  */
@@ -35,7 +35,7 @@ class ModuleBoundaryTest {
         classes = Path.of(RdmaRuntime.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         String modulePath = Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
                 .filter(p -> p.contains("slf4j-api") || p.contains("disni") || p.contains("caffeine")
-                        || p.contains("agrona"))
+                        || p.contains("agrona") || p.contains("micrometer"))
                 .collect(Collectors.joining(java.io.File.pathSeparator));
         ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
         StringWriter out = new StringWriter();
@@ -73,7 +73,7 @@ class ModuleBoundaryTest {
     }
 
     @Test
-    void theModuleExportsTheApiAndTheSpiOnly() throws Exception {
+    void theModuleExportsTheApiTheSpiAndTheMicrometerBindingOnly() throws Exception {
         ModuleDescriptor module;
         try (InputStream in = Files.newInputStream(classes.resolve("module-info.class"))) {
             module = ModuleDescriptor.read(in);
@@ -81,9 +81,18 @@ class ModuleBoundaryTest {
         assertThat(module.name()).isEqualTo(API);
         assertThat(module.exports()).allMatch(e -> !e.isQualified());
         assertThat(module.exports()).extracting(ModuleDescriptor.Exports::source)
-                .containsExactlyInAnyOrder(API, API + ".spi");
+                .containsExactlyInAnyOrder(API, API + ".spi", API + ".micrometer");
         assertThat(module.provides()).singleElement().satisfies(p -> assertThat(p.providers())
                 .containsExactlyInAnyOrder(API + ".soft.SoftProvider", API + ".verbs.VerbsProvider"));
+    }
+
+    @Test
+    void theMicrometerBindingUsesThePublicApiOnly() {
+        DEPENDS.forEach((from, to) -> {
+            if (from.startsWith(API + ".micrometer.")) {
+                assertThat(to).as(from).allMatch(c -> inApi(c) || c.startsWith(API + ".micrometer."));
+            }
+        });
     }
 
     @Test
@@ -105,7 +114,8 @@ class ModuleBoundaryTest {
         });
         assertThat(facades).as("the API's facades").contains(API + ".RdmaRuntime");
         DEPENDS.forEach((from, to) -> {
-            if (!inApi(from)) {
+            // The Micrometer binding is a client of the API, as an application is.
+            if (!inApi(from) && !from.startsWith(API + ".micrometer.")) {
                 assertThat(to).as(from + " must not depend back on a facade").doesNotContainAnyElementsOf(facades);
             }
         });

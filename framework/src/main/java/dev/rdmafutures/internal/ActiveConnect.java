@@ -105,6 +105,7 @@ final class ActiveConnect implements ConnectEvents {
     public void onEstablished(ProviderConnection providerConnection, ConnectionData data) {
         cancelDeadline();
         connection.established(providerConnection, data);
+        runtime.recorder().established(providerConnection.localAddress(), providerConnection.remoteAddress(), true);
         runtime.completions().deliver(established, connection, unwanted -> connection.discard());
     }
 
@@ -112,6 +113,7 @@ final class ActiveConnect implements ConnectEvents {
     public void onFailed(RdmaException error) {
         cancelDeadline();
         releaseDestination();
+        runtime.recorder().connectFailed(spec.destination(), error);
         if (accepted != null && !accepted.isDone()) {
             runtime.completions().fail(accepted, error);
         }

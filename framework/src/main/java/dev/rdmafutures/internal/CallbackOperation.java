@@ -46,6 +46,8 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     private int flags;
     private ProviderWindow window;
     private int boundToken;
+    /** When it was handed to the provider, for a JFR slow-operation event; 0 when not timed. */
+    private long submittedAt;
 
     private CallbackOperation(Pool pool) {
         this.pool = pool;
@@ -131,6 +133,9 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     /** The poller command: hand the request to the provider. */
     @Override
     public void run() {
+        OperationCounters counters = pool.target.counters();
+        counters.posted();
+        submittedAt = counters.runtime().startTiming();
         pool.target.submit(this);
     }
 
@@ -222,6 +227,14 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
 
     private void finish(int bytes, boolean invalidated, int token, RdmaException error) {
         releaseRegions();
+        OperationCounters counters = pool.target.counters();
+        if (error == null) {
+            counters.completed(kind, bytes);
+        } else {
+            counters.failed(error.status());
+        }
+        counters.runtime().finishTiming(submittedAt, kind, length, error);
+        submittedAt = 0;
         pool.target.slots().release(kind); // before the callback, which may post into the freed slot
         this.bytes = bytes;
         this.invalidated = invalidated;

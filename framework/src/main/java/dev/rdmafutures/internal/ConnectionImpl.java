@@ -1,6 +1,7 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.ConnectionData;
+import dev.rdmafutures.ConnectionMetrics;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
@@ -28,6 +29,7 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
     private final SharedReceiveQueueImpl sharedQueue;
     private final RdmaFuture<DisconnectReason> disconnected;
     private final RdmaFuture<Void> disconnectDone;
+    private final OperationCounters counters;
     private volatile ProviderConnection provider;
     private volatile ConnectionData data;
     private volatile boolean connected;
@@ -48,6 +50,19 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
                 + "availableReceiveSlots");
         this.disconnected = runtime.newFuture();
         this.disconnectDone = runtime.newFuture();
+        this.counters = new OperationCounters(runtime.recorder());
+    }
+
+    @Override
+    public OperationCounters counters() {
+        return counters;
+    }
+
+    @Override
+    public ConnectionMetrics metrics() {
+        QueueDepths depths = slots.depths();
+        return new ConnectionMetrics(counters.snapshot(), depths.initiator() - slots.availableInitiator(),
+                depths.receive() - slots.availableReceive());
     }
 
     @Override
@@ -176,6 +191,9 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
     public void onDisconnected(DisconnectReason reason) {
         boolean wasConnected = connected;
         connected = false;
+        if (wasConnected) {
+            runtime.recorder().ended(provider.remoteAddress(), reason);
+        }
         if (wasConnected && sharedQueue != null) {
             releaseSharedQueue();
             sharedQueue.detach();

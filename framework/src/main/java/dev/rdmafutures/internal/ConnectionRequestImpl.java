@@ -125,6 +125,8 @@ final class ConnectionRequestImpl implements ConnectionRequest {
             @Override
             public void onEstablished(ProviderConnection providerConnection, ConnectionData data) {
                 connection.established(providerConnection, data);
+                runtime.recorder().established(providerConnection.localAddress(),
+                        providerConnection.remoteAddress(), false);
                 runtime.completions().deliver(future, connection, unwanted -> connection.discard());
             }
 
@@ -149,6 +151,7 @@ final class ConnectionRequestImpl implements ConnectionRequest {
         RdmaFuture<Void> future = runtime.newFuture();
         poller.submit("reject", () -> request.reject(pd, error -> {
             if (error == null) {
+                runtime.recorder().rejected();
                 runtime.completions().deliver(future, null);
             } else {
                 runtime.completions().fail(future, error);
@@ -160,7 +163,11 @@ final class ConnectionRequestImpl implements ConnectionRequest {
     /** Rejects without private data on behalf of the framework (backlog full, listener closed, handler failed). */
     void refuse() {
         if (answered.compareAndSet(false, true)) {
-            poller.endSubject("refuse", this, () -> request.reject(new byte[0], error -> { }));
+            poller.endSubject("refuse", this, () -> request.reject(new byte[0], error -> {
+                if (error == null) {
+                    runtime.recorder().rejected();
+                }
+            }));
         }
     }
 

@@ -7,6 +7,9 @@ interface OperationTarget {
     /** The slots operations take at their post and give back when reported. */
     QueueSlots slots();
 
+    /** Its operations' counters. */
+    OperationCounters counters();
+
     /** Where outcomes are delivered. */
     Completions completions();
 

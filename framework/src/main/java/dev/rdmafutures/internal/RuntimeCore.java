@@ -5,9 +5,11 @@ import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.FastRegion;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
+import dev.rdmafutures.PollerMetrics;
 import dev.rdmafutures.RdmaConnector;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RuntimeMetrics;
 import dev.rdmafutures.SharedEndpoint;
 import dev.rdmafutures.SharedReceiveQueue;
 import dev.rdmafutures.Status;
@@ -46,6 +48,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private final ProviderDevice device;
     private final AdapterInfo adapterInfo;
     private final DutyCycleErrors errors = new DutyCycleErrors();
+    private final RuntimeRecorder recorder;
     private final Completions completions;
     private final List<Poller> pollers = new ArrayList<>();
     private final AtomicInteger nextPoller = new AtomicInteger();
@@ -70,6 +73,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         this.device = provider.open(new ProviderConfig(settings.providerOptions(), settings.handshakeTimeout(),
                 settings.disconnectTimeout()));
         this.adapterInfo = device.adapterInfo();
+        this.recorder = new RuntimeRecorder(providerName, settings.slowOperationThreshold());
         this.invoked = settings.pollerThreads() == 0;
         Thread owner = invoked ? Thread.currentThread() : null;
         for (int i = 0; i < Math.max(1, settings.pollerThreads()); i++) {
@@ -241,6 +245,21 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     public void adoptOnOwner() {
         OwnedRuntimes.enter(this);
         indexedByOwner = true;
+    }
+
+    @Override
+    public RuntimeRecorder recorder() {
+        return recorder;
+    }
+
+    /** The runtime's counters now; see {@code RdmaRuntime.metrics}. */
+    public RuntimeMetrics metrics() {
+        List<PollerMetrics> duty = new ArrayList<>(pollers.size());
+        for (Poller p : pollers) {
+            duty.add(p.metrics());
+        }
+        return new RuntimeMetrics(recorder.operations(), recorder.connects(), recorder.connectFailures(),
+                recorder.accepts(), recorder.rejects(), recorder.open(), duty, errors.total());
     }
 
     /** How many errors the pollers contained. */

@@ -30,6 +30,9 @@ interface RuntimeOwner {
     /** What a waiting owner thread polls, or null when poller threads complete the futures. */
     Driver driver();
 
+    /** The runtime's counters and JFR events. */
+    RuntimeRecorder recorder();
+
     /** The runtime stops tracking {@code resource}: it closed, or was deregistered, on its own. */
     void untrack(Object resource);
 }

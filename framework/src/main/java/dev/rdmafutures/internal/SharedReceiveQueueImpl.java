@@ -1,6 +1,7 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationMetrics;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.ScatterGatherList;
@@ -42,6 +43,7 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     private ProviderSharedReceiveQueue provider;
     private RdmaFuture<Integer> limit;
     private volatile boolean closed;
+    private final OperationCounters counters;
 
     SharedReceiveQueueImpl(RuntimeOwner runtime, PollerProxy poller, int depth, int maxSge) {
         this.runtime = runtime;
@@ -50,6 +52,7 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
         this.maxSge = maxSge;
         this.slots = new QueueSlots(new QueueDepths(1, depth, 1, maxSge),
                 "SharedReceiveQueue.depth and availableSlots");
+        this.counters = new OperationCounters(runtime.recorder());
         this.posting = new Posting(runtime, poller, this, kind -> {
             if (closed) {
                 throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " is closed");
@@ -113,6 +116,16 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     @Override
     public int availableSlots() {
         return slots.availableReceive();
+    }
+
+    @Override
+    public OperationMetrics metrics() {
+        return counters.snapshot();
+    }
+
+    @Override
+    public OperationCounters counters() {
+        return counters;
     }
 
     @Override

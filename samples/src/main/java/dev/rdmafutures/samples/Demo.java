@@ -1,10 +1,14 @@
 package dev.rdmafutures.samples;
 
 import dev.rdmafutures.ConnectionData;
+import dev.rdmafutures.ConnectionMetrics;
+import dev.rdmafutures.OperationMetrics;
+import dev.rdmafutures.PollerMetrics;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RuntimeMetrics;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -81,6 +85,7 @@ public final class Demo {
                 status = 1;
             }
 
+            printMetrics(runtime, connection, out);
             get(connection.disconnect());
             out.println("disconnected: " + get(connection.disconnected()));
             boolean limitsRight = data.readLimits().inbound() == 2 && data.readLimits().outbound() == 6;
@@ -103,5 +108,26 @@ public final class Demo {
 
     private static String text(byte[] b) {
         return new String(b, StandardCharsets.UTF_8).replace("\0", "");
+    }
+
+    /** What the runtime counted (RdmaRuntime.metrics, RdmaConnection.metrics): the same counters Micrometer reads. */
+    private static void printMetrics(RdmaRuntime runtime, RdmaConnection connection, PrintStream out) {
+        RuntimeMetrics metrics = runtime.metrics();
+        OperationMetrics ops = metrics.operations();
+        out.printf("metrics: %d operations posted, %d completed, %d failed; MB read %.1f, written %.1f, sent %.1f,"
+                        + " received %.1f%n", ops.posted(), ops.completed(), ops.failed(), ops.bytesRead() / 1e6,
+                ops.bytesWritten() / 1e6, ops.bytesSent() / 1e6, ops.bytesReceived() / 1e6);
+        out.printf("  connections: %d connected, %d accepted, %d rejected, %d connect failures %s, %d open%n",
+                metrics.connects(), metrics.accepts(), metrics.rejects(),
+                metrics.connectFailures().values().stream().mapToLong(Long::longValue).sum(),
+                metrics.connectFailures(), metrics.open());
+        ConnectionMetrics own = connection.metrics();
+        out.printf("  this connection: %d operations completed, %d slots in use%n",
+                own.operations().completed(), own.initiatorSlotsUsed());
+        for (PollerMetrics poller : metrics.pollers()) {
+            out.printf("  poller %s: %d duty cycles, %d with work, idle %.0f%% of %.1f s%n", poller.name(),
+                    poller.dutyCycles(), poller.workCycles(), 100 * poller.idleRatio(),
+                    poller.uptime().toMillis() / 1e3);
+        }
     }
 }

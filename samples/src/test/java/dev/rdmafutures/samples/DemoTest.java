@@ -19,6 +19,9 @@ class DemoTest {
                 .contains("rejected: status=CONNECTION_REFUSED retryable=true")
                 .contains("server's reject private data: \"not on the list: mallory\"")
                 .contains("disconnected: LOCAL_DISCONNECT")
+                .containsPattern("metrics: \\d+ operations posted, \\d+ completed, 0 failed")
+                .contains("connections: 1 connected, 1 accepted, 1 rejected, 1 connect failures {CONNECTION_REFUSED=1}, 2 open")
+                .containsPattern("poller rdmafutures-poller-0: [1-9]\\d* duty cycles")
                 .contains("demo finished: OK");
     }
 }

@@ -1,6 +1,7 @@
 package dev.rdmafutures.internal.poller;
 
 import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.PollerMetrics;
 import dev.rdmafutures.spi.Cancellable;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
@@ -11,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
@@ -57,6 +59,11 @@ public final class Poller implements PollerContext {
     private volatile boolean running = true;
     private volatile boolean accepting = true;
     private final AtomicInteger submitting = new AtomicInteger();
+    /** Duty-cycle counters: written by the owner alone (release stores, no fence), read by any thread. */
+    private final AtomicLong dutyCycles = new AtomicLong();
+    private final AtomicLong workCycles = new AtomicLong();
+    private final AtomicLong busyNanos = new AtomicLong();
+    private final long startedAt = System.nanoTime();
 
     /**
      * Creates a poller; {@code loopFactory} is called once, here, to create the event loop it will own. With
@@ -208,6 +215,7 @@ public final class Poller implements PollerContext {
 
     /** One duty cycle; returns the work done, 0 when idle. */
     int doWork() {
+        long start = System.nanoTime();
         int work = runCommands();
         try {
             work += loop.poll();
@@ -215,8 +223,20 @@ public final class Poller implements PollerContext {
             errors.record("event loop poll", t);
             work++;
         }
-        work += deadlines.runDue(System.nanoTime(), errors);
+        long now = System.nanoTime();
+        work += deadlines.runDue(now, errors);
+        dutyCycles.lazySet(dutyCycles.get() + 1);
+        if (work > 0) {
+            workCycles.lazySet(workCycles.get() + 1);
+            busyNanos.lazySet(busyNanos.get() + (System.nanoTime() - start));
+        }
         return work;
+    }
+
+    /** This poller's duty-cycle counters now. */
+    public PollerMetrics metrics() {
+        return new PollerMetrics(name, dutyCycles.get(), workCycles.get(), Duration.ofNanos(busyNanos.get()),
+                Duration.ofNanos(System.nanoTime() - startedAt));
     }
 
     /** {@inheritDoc} Other threads' commands first, as they were handed over before the owner's own ones. */

@@ -1,0 +1,176 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.OperationMetrics;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.Status;
+import dev.rdmafutures.internal.events.ConnectFailedEvent;
+import dev.rdmafutures.internal.events.ConnectionEndedEvent;
+import dev.rdmafutures.internal.events.ConnectionEstablishedEvent;
+import dev.rdmafutures.internal.events.SlowOperationEvent;
+import dev.rdmafutures.spi.WorkRequest;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.concurrent.atomic.LongAdder;
+import jdk.jfr.EventType;
+
+/**
+ * A runtime's own counters (its operations across every connection and shared receive queue, its connection
+ * set-ups by outcome) and its JDK Flight Recorder events. Counted from every poller thread, so the counters are
+ * {@link LongAdder}s: no poller waits for another, and counting allocates nothing once each has its cell. JFR events
+ * cost nothing unless a recording enables them; slow operations are timed only while one does.
+ */
+final class RuntimeRecorder {
+    private static final Status[] STATUSES = Status.values();
+    private static final EventType SLOW = EventType.getEventType(SlowOperationEvent.class);
+
+    private final String provider;
+    private final long slowThresholdNanos;
+    private final LongAdder posted = new LongAdder();
+    private final LongAdder completed = new LongAdder();
+    private final LongAdder[] bytes = adders(OperationCounters.BYTES_SLOTS);
+    private final LongAdder[] failures = adders(STATUSES.length);
+    private final LongAdder connects = new LongAdder();
+    private final LongAdder[] connectFailures = adders(STATUSES.length);
+    private final LongAdder accepts = new LongAdder();
+    private final LongAdder rejects = new LongAdder();
+    private final LongAdder ended = new LongAdder();
+
+    RuntimeRecorder(String provider, Duration slowOperationThreshold) {
+        this.provider = provider;
+        this.slowThresholdNanos = slowOperationThreshold.toNanos();
+    }
+
+    private static LongAdder[] adders(int n) {
+        LongAdder[] array = new LongAdder[n];
+        for (int i = 0; i < n; i++) {
+            array[i] = new LongAdder();
+        }
+        return array;
+    }
+
+    // --- operations (from OperationCounters) --------------------------------------------------------------------
+
+    void posted() {
+        posted.increment();
+    }
+
+    /** A completion that moved {@code moved} bytes into the counter {@code bytesIndex} (-1: none). */
+    void completed(int bytesIndex, int moved) {
+        completed.increment();
+        if (bytesIndex >= 0) {
+            bytes[bytesIndex].add(moved);
+        }
+    }
+
+    void failed(Status status) {
+        failures[status.ordinal()].increment();
+    }
+
+    /** When an operation handed over now should be timed for {@link SlowOperationEvent}: now, else 0. */
+    long startTiming() {
+        return SLOW.isEnabled() ? System.nanoTime() : 0;
+    }
+
+    /** An operation timed from {@code startedAt} ({@link #startTiming}) ended with {@code error} (null: success). */
+    void finishTiming(long startedAt, WorkRequest.Kind kind, int length, RdmaException error) {
+        if (startedAt == 0) {
+            return;
+        }
+        long took = System.nanoTime() - startedAt;
+        if (took < slowThresholdNanos) {
+            return;
+        }
+        SlowOperationEvent event = new SlowOperationEvent();
+        if (event.shouldCommit()) {
+            event.kind = kind.name();
+            event.bytes = length;
+            event.status = error == null ? "SUCCESS" : error.status().name();
+            event.took = took;
+            event.commit();
+        }
+    }
+
+    // --- connections ----------------------------------------------------------------------------------------------
+
+    void established(InetSocketAddress local, InetSocketAddress remote, boolean active) {
+        (active ? connects : accepts).increment();
+        ConnectionEstablishedEvent event = new ConnectionEstablishedEvent();
+        if (event.shouldCommit()) {
+            event.provider = provider;
+            event.local = String.valueOf(local);
+            event.remote = String.valueOf(remote);
+            event.active = active;
+            event.commit();
+        }
+    }
+
+    void connectFailed(InetSocketAddress destination, RdmaException error) {
+        connectFailures[error.status().ordinal()].increment();
+        ConnectFailedEvent event = new ConnectFailedEvent();
+        if (event.shouldCommit()) {
+            event.provider = provider;
+            event.destination = String.valueOf(destination);
+            event.status = error.status().name();
+            event.message = error.getMessage();
+            event.commit();
+        }
+    }
+
+    void rejected() {
+        rejects.increment();
+    }
+
+    void ended(InetSocketAddress remote, DisconnectReason reason) {
+        ended.increment();
+        ConnectionEndedEvent event = new ConnectionEndedEvent();
+        if (event.shouldCommit()) {
+            event.provider = provider;
+            event.remote = String.valueOf(remote);
+            event.reason = reason.name();
+            event.commit();
+        }
+    }
+
+    // --- snapshots --------------------------------------------------------------------------------------------------
+
+    OperationMetrics operations() {
+        long[] moved = new long[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            moved[i] = bytes[i].sum();
+        }
+        return OperationCounters.metrics(posted.sum(), completed.sum(), moved, byStatus(failures));
+    }
+
+    EnumMap<Status, Long> connectFailures() {
+        EnumMap<Status, Long> map = byStatus(connectFailures);
+        map.values().removeIf(count -> count == 0);
+        return map;
+    }
+
+    long connects() {
+        return connects.sum();
+    }
+
+    long accepts() {
+        return accepts.sum();
+    }
+
+    long rejects() {
+        return rejects.sum();
+    }
+
+    /** Established connections not yet ended. */
+    long open() {
+        return connects.sum() + accepts.sum() - ended.sum();
+    }
+
+    private static EnumMap<Status, Long> byStatus(LongAdder[] counts) {
+        EnumMap<Status, Long> map = new EnumMap<>(Status.class);
+        for (Status status : STATUSES) {
+            map.put(status, counts[status.ordinal()].sum());
+        }
+        return map;
+    }
+}

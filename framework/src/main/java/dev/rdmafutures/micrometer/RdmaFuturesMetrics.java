@@ -1,0 +1,117 @@
+package dev.rdmafutures.micrometer;
+
+import dev.rdmafutures.OperationMetrics;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RuntimeMetrics;
+import dev.rdmafutures.Status;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+
+/**
+ * Binds a runtime's {@link RdmaRuntime#metrics()} to a Micrometer registry: operations posted, completed and failed
+ * (tag {@code status}), bytes moved (tag {@code kind}: read, written, sent, received), connects, connect failures
+ * (tag {@code status}), accepts, rejects, open connections, and per poller (tag {@code poller}) duty cycles, cycles
+ * that found work, busy time and idle ratio; every meter tagged with {@code provider} and {@code device}. Meters
+ * read one snapshot per scrape (a snapshot younger than {@value #SNAPSHOT_MILLIS} ms is reused), so the data path
+ * pays nothing for them. Needs {@code io.micrometer:micrometer-core} on the class path, which RdmaFutures does not
+ * bring.
+ *
+ * <pre>{@code new RdmaFuturesMetrics(runtime).bindTo(registry);}</pre>
+ */
+public final class RdmaFuturesMetrics implements MeterBinder {
+    static final long SNAPSHOT_MILLIS = 100;
+    private static final String PREFIX = "rdmafutures.";
+
+    private final RdmaRuntime runtime;
+    private final Tags tags;
+    private volatile RuntimeMetrics snapshot;
+    private volatile long snapshotAt;
+
+    /** Binds {@code runtime}'s counters. */
+    public RdmaFuturesMetrics(RdmaRuntime runtime) {
+        this(runtime, Tags.empty());
+    }
+
+    /** Binds {@code runtime}'s counters with {@code extraTags} on every meter. */
+    public RdmaFuturesMetrics(RdmaRuntime runtime, Iterable<Tag> extraTags) {
+        this.runtime = runtime;
+        this.tags = Tags.of("provider", runtime.providerName(), "device", runtime.adapterInfo().deviceName())
+                .and(extraTags);
+    }
+
+    /** The runtime's counters, at most {@value #SNAPSHOT_MILLIS} ms old. */
+    private RuntimeMetrics metrics() {
+        long now = System.nanoTime();
+        RuntimeMetrics current = snapshot;
+        if (current == null || now - snapshotAt > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_MILLIS)) {
+            current = runtime.metrics();
+            snapshot = current;
+            snapshotAt = now;
+        }
+        return current;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        counter(registry, "operations.posted", "operations handed to a poller", Tags.empty(),
+                m -> m.operations().posted());
+        counter(registry, "operations.completed", "operations that completed successfully", Tags.empty(),
+                m -> m.operations().completed());
+        for (Status status : Status.values()) {
+            counter(registry, "operations.failed", "operations that failed, by status", Tags.of("status", status.name()),
+                    m -> m.operations().failed(status));
+            counter(registry, "connects.failed", "connections this side started that failed, by status",
+                    Tags.of("status", status.name()), m -> m.connectFailures().getOrDefault(status, 0L));
+        }
+        bytes(registry, "read", OperationMetrics::bytesRead);
+        bytes(registry, "written", OperationMetrics::bytesWritten);
+        bytes(registry, "sent", OperationMetrics::bytesSent);
+        bytes(registry, "received", OperationMetrics::bytesReceived);
+        counter(registry, "connects", "connections this side started that were established", Tags.empty(),
+                RuntimeMetrics::connects);
+        counter(registry, "accepts", "connection requests accepted and established", Tags.empty(),
+                RuntimeMetrics::accepts);
+        counter(registry, "rejects", "connection requests this side rejected", Tags.empty(), RuntimeMetrics::rejects);
+        counter(registry, "poller.errors", "errors the pollers contained", Tags.empty(), RuntimeMetrics::pollerErrors);
+        gauge(registry, "connections.open", "connections established and not yet ended", Tags.empty(),
+                m -> m.open());
+        for (int i = 0; i < runtime.metrics().pollers().size(); i++) {
+            int index = i;
+            Tags poller = Tags.of("poller", runtime.metrics().pollers().get(i).name());
+            counter(registry, "poller.cycles", "duty cycles run", poller, m -> m.pollers().get(index).dutyCycles());
+            counter(registry, "poller.work.cycles", "duty cycles that found work", poller,
+                    m -> m.pollers().get(index).workCycles());
+            FunctionCounter.builder(PREFIX + "poller.busy", this,
+                            b -> b.metrics().pollers().get(index).busy().toNanos() / 1e9)
+                    .description("time spent in duty cycles that found work").baseUnit("seconds")
+                    .tags(tags.and(poller)).register(registry);
+            gauge(registry, "poller.idle.ratio", "share of the poller's uptime spent without work", poller,
+                    m -> m.pollers().get(index).idleRatio());
+        }
+    }
+
+    private void counter(MeterRegistry registry, String name, String description, Tags extra,
+                         ToLongFunction<RuntimeMetrics> value) {
+        FunctionCounter.builder(PREFIX + name, this, b -> value.applyAsLong(b.metrics()))
+                .description(description).tags(tags.and(extra)).register(registry);
+    }
+
+    private void bytes(MeterRegistry registry, String kind, ToLongFunction<OperationMetrics> value) {
+        FunctionCounter.builder(PREFIX + "operations.bytes", this, b -> value.applyAsLong(b.metrics().operations()))
+                .description("bytes completed operations moved, by kind").baseUnit("bytes")
+                .tags(tags.and("kind", kind)).register(registry);
+    }
+
+    private void gauge(MeterRegistry registry, String name, String description, Tags extra,
+                       ToDoubleFunction<RuntimeMetrics> value) {
+        Gauge.builder(PREFIX + name, this, b -> value.applyAsDouble(b.metrics()))
+                .description(description).tags(tags.and(extra)).register(registry);
+    }
+}
