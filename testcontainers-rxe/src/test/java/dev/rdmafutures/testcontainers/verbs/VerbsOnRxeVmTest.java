@@ -5,6 +5,7 @@ import dev.rdmafutures.conformance.AbstractDataPathConformanceTest;
 import dev.rdmafutures.conformance.AbstractFastRegisterConformanceTest;
 import dev.rdmafutures.conformance.AbstractLifecycleConformanceTest;
 import dev.rdmafutures.conformance.AbstractMemoryWindowConformanceTest;
+import dev.rdmafutures.conformance.AbstractMetricsConformanceTest;
 import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
 import dev.rdmafutures.conformance.AbstractQueueDepthConformanceTest;
 import dev.rdmafutures.conformance.AbstractScatterGatherConformanceTest;
@@ -73,6 +74,14 @@ class VerbsOnRxeVmTest {
     /** rxe binds type-2 windows; it checks an access against the region, so the span case is skipped. */
     @Nested
     class MemoryWindow extends AbstractMemoryWindowConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class Metrics extends AbstractMetricsConformanceTest {
         @Override
         protected ProviderFixture fixture() {
             return FIXTURE;

@@ -5,6 +5,7 @@ import dev.rdmafutures.conformance.AbstractDataPathConformanceTest;
 import dev.rdmafutures.conformance.AbstractFastRegisterConformanceTest;
 import dev.rdmafutures.conformance.AbstractLifecycleConformanceTest;
 import dev.rdmafutures.conformance.AbstractMemoryWindowConformanceTest;
+import dev.rdmafutures.conformance.AbstractMetricsConformanceTest;
 import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
 import dev.rdmafutures.conformance.AbstractQueueDepthConformanceTest;
 import dev.rdmafutures.conformance.AbstractScatterGatherConformanceTest;
@@ -90,6 +91,14 @@ class VerbsOnSiwVmTest {
     /** siw allocates no memory windows: the suite checks that every call says NOT_SUPPORTED. */
     @Nested
     class MemoryWindow extends AbstractMemoryWindowConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class Metrics extends AbstractMetricsConformanceTest {
         @Override
         protected ProviderFixture fixture() {
             return FIXTURE;
