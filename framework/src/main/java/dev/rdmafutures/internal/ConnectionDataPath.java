@@ -15,10 +15,12 @@ import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.PollerProxy;
+import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.WorkRequest;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * The data-path half of {@link ConnectionImpl}: every form of READ, WRITE, SEND and RECEIVE (one buffer or a
@@ -248,7 +250,8 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
             Objects.requireNonNull(region, "region");
             int bits = Windows.rightsBits(region, rights);
             WindowFuture<RemoteBuffer> future = WindowFuture.bind(runtime.driver(), w, length);
-            posting.post(posting.startedWindow(w.provider(), region, offset, length, bits, future), "bind");
+            posting.post(posting.startedWindow(WorkRequest.Kind.BIND_WINDOW, w.provider(), region, offset, length,
+                    bits, future), "bind");
             return future;
         } catch (RdmaException e) {
             return RdmaFuture.failed(e);
@@ -257,10 +260,16 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
 
     @Override
     public CompletableFuture<Void> invalidate(MemoryWindow window) {
+        return invalidateToken(() -> Windows.check(runtime, window).provider());
+    }
+
+    /** Posts an invalidation of the window or fast-register slot {@code checked} gives once it checked it. */
+    private CompletableFuture<Void> invalidateToken(Supplier<ProviderWindow> checked) {
         try {
-            MemoryWindowImpl w = Windows.check(runtime, window);
+            ProviderWindow target = checked.get();
             WindowFuture<Void> future = WindowFuture.invalidate(runtime.driver());
-            posting.post(posting.startedWindow(w.provider(), null, 0, 0, 0, future), "invalidate");
+            posting.post(posting.startedWindow(WorkRequest.Kind.INVALIDATE_WINDOW, target, null, 0, 0, 0, future),
+                    "invalidate");
             return future;
         } catch (RdmaException e) {
             return RdmaFuture.failed(e);
@@ -273,7 +282,8 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
             FastRegionImpl s = Windows.check(runtime, slot);
             MemoryRegionImpl region = Windows.prepare(runtime, s, bytes, access);
             WindowFuture<MemoryRegion> future = WindowFuture.fastRegister(runtime.driver(), region);
-            posting.post(posting.startedFastRegister(s.provider(), region, future), "fastRegister");
+            posting.post(posting.startedWindow(WorkRequest.Kind.FAST_REGISTER, s.provider(), region, 0,
+                    region.length(), 0, future), "fastRegister");
             return future;
         } catch (RdmaException e) {
             return RdmaFuture.failed(e);
@@ -282,13 +292,6 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
 
     @Override
     public CompletableFuture<Void> invalidate(FastRegion slot) {
-        try {
-            FastRegionImpl s = Windows.check(runtime, slot);
-            WindowFuture<Void> future = WindowFuture.invalidate(runtime.driver());
-            posting.post(posting.startedWindow(s.provider(), null, 0, 0, 0, future), "invalidate");
-            return future;
-        } catch (RdmaException e) {
-            return RdmaFuture.failed(e);
-        }
+        return invalidateToken(() -> Windows.check(runtime, slot).provider());
     }
 }

@@ -9,7 +9,6 @@ import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.PollerProxy;
-import dev.rdmafutures.spi.ProviderFastRegion;
 import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.WorkRequest;
 import java.util.Objects;
@@ -87,40 +86,22 @@ final class Posting {
     }
 
     /**
-     * A validated window request reporting to {@code callback}: a bind of {@code window} over {@code length} bytes
-     * of {@code region} from {@code offset} with {@code rights} (BIND_REMOTE_* bits), or, with a null region, an
-     * invalidation.
+     * A validated request on {@code target}, a window or a fast-register slot, reporting to {@code callback}:
+     * BIND_WINDOW of {@code length} bytes of {@code region} from {@code offset} (checked as a local segment) with
+     * {@code rights} (BIND_REMOTE_* bits); FAST_REGISTER of {@code region}, the slot's prepared registration (whole,
+     * not valid yet); INVALIDATE_WINDOW (no region).
      */
-    CallbackOperation startedWindow(ProviderWindow window, MemoryRegion region, int offset, int length, int rights,
-                                    CompletionCallback callback) {
-        WorkRequest.Kind kind = region == null ? WorkRequest.Kind.INVALIDATE_WINDOW : WorkRequest.Kind.BIND_WINDOW;
+    CallbackOperation startedWindow(WorkRequest.Kind kind, ProviderWindow target, MemoryRegion region, int offset,
+                                    int length, int rights, CompletionCallback callback) {
         CallbackOperation op = prepared(kind, length, null, 0, null);
         try {
-            if (region != null) {
+            if (kind == WorkRequest.Kind.BIND_WINDOW) {
                 op.addSegment(DataPath.local(runtime, region, offset, length, false), offset, length);
                 op.addFlags(rights);
+            } else if (kind == WorkRequest.Kind.FAST_REGISTER) {
+                op.addSegment((MemoryRegionImpl) region, 0, length);
             }
-            op.setWindow(window);
-            finishChecks(kind);
-        } catch (RdmaException e) {
-            discard(op);
-            throw e;
-        }
-        op.start(callback, 0);
-        return op;
-    }
-
-    /**
-     * A fast registration reporting to {@code callback}: {@code region}, prepared by {@code slot} and not valid
-     * yet, is put in force in it.
-     */
-    CallbackOperation startedFastRegister(ProviderFastRegion slot, MemoryRegionImpl region,
-                                          CompletionCallback callback) {
-        WorkRequest.Kind kind = WorkRequest.Kind.FAST_REGISTER;
-        CallbackOperation op = prepared(kind, region.length(), null, 0, null);
-        try {
-            op.addSegment(region, 0, region.length());
-            op.setWindow(slot);
+            op.setWindow(target);
             finishChecks(kind);
         } catch (RdmaException e) {
             discard(op);
