@@ -43,6 +43,6 @@ public final class VerbsProvider implements RdmaProvider {
 
     @Override
     public ProviderDevice open(ProviderConfig config) {
-        return VerbsDevice.open(config, unavailabilityCause());
+        return DeviceOpener.open(config, unavailabilityCause());
     }
 }
