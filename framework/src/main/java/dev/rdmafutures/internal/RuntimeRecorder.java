@@ -7,23 +7,23 @@ import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.events.ConnectFailedEvent;
 import dev.rdmafutures.internal.events.ConnectionEndedEvent;
 import dev.rdmafutures.internal.events.ConnectionEstablishedEvent;
+import dev.rdmafutures.internal.events.FlightEvents;
 import dev.rdmafutures.internal.events.SlowOperationEvent;
 import dev.rdmafutures.spi.WorkRequest;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.concurrent.atomic.LongAdder;
-import jdk.jfr.EventType;
 
 /**
  * A runtime's own counters (its operations across every connection and shared receive queue, its connection
  * set-ups by outcome) and its JDK Flight Recorder events. Counted from every poller thread, so the counters are
  * {@link LongAdder}s: no poller waits for another, and counting allocates nothing once each has its cell. JFR events
- * cost nothing unless a recording enables them; slow operations are timed only while one does.
+ * cost nothing unless a recording enables them; slow operations are timed only while one does; a JVM whose Flight
+ * Recorder cannot start runs without them ({@link FlightEvents}).
  */
 final class RuntimeRecorder {
     private static final Status[] STATUSES = Status.values();
-    private static final EventType SLOW = EventType.getEventType(SlowOperationEvent.class);
 
     private final String provider;
     private final long slowThresholdNanos;
@@ -70,7 +70,7 @@ final class RuntimeRecorder {
 
     /** When an operation handed over now should be timed for {@link SlowOperationEvent}: now, else 0. */
     long startTiming() {
-        return SLOW.isEnabled() ? System.nanoTime() : 0;
+        return FlightEvents.slowOperationsRecorded() ? System.nanoTime() : 0;
     }
 
     /** An operation timed from {@code startedAt} ({@link #startTiming}) ended with {@code error} (null: success). */
@@ -96,6 +96,9 @@ final class RuntimeRecorder {
 
     void established(InetSocketAddress local, InetSocketAddress remote, boolean active) {
         (active ? connects : accepts).increment();
+        if (!FlightEvents.available()) {
+            return;
+        }
         ConnectionEstablishedEvent event = new ConnectionEstablishedEvent();
         if (event.shouldCommit()) {
             event.provider = provider;
@@ -108,6 +111,9 @@ final class RuntimeRecorder {
 
     void connectFailed(InetSocketAddress destination, RdmaException error) {
         connectFailures[error.status().ordinal()].increment();
+        if (!FlightEvents.available()) {
+            return;
+        }
         ConnectFailedEvent event = new ConnectFailedEvent();
         if (event.shouldCommit()) {
             event.provider = provider;
@@ -124,6 +130,9 @@ final class RuntimeRecorder {
 
     void ended(InetSocketAddress remote, DisconnectReason reason) {
         ended.increment();
+        if (!FlightEvents.available()) {
+            return;
+        }
         ConnectionEndedEvent event = new ConnectionEndedEvent();
         if (event.shouldCommit()) {
             event.provider = provider;
