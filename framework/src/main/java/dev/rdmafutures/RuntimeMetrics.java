@@ -16,13 +16,16 @@ import java.util.Map;
  * @param open           connection ends established and not yet ended (a runtime connected to itself counts two)
  * @param pollers        each poller's duty cycle
  * @param pollerErrors   errors the pollers contained (see {@link RdmaRuntime#pollerErrorCount()})
+ * @param pollerErrorsByCause the same errors by where they happened and their exception type, as
+ *                       {@code "completion callback: java.lang.IllegalStateException"}
  */
 public record RuntimeMetrics(OperationMetrics operations, long connects, Map<Status, Long> connectFailures,
                              long accepts, long rejects, long open, List<PollerMetrics> pollers,
-                             long pollerErrors) {
+                             long pollerErrors, Map<String, Long> pollerErrorsByCause) {
     /** Copies the collections. */
     public RuntimeMetrics {
         connectFailures = Map.copyOf(connectFailures);
         pollers = List.copyOf(pollers);
+        pollerErrorsByCause = Map.copyOf(pollerErrorsByCause);
     }
 }

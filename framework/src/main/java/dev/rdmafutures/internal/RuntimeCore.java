@@ -259,7 +259,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
             duty.add(p.metrics());
         }
         return new RuntimeMetrics(recorder.operations(), recorder.connects(), recorder.connectFailures(),
-                recorder.accepts(), recorder.rejects(), recorder.open(), duty, errors.total());
+                recorder.accepts(), recorder.rejects(), recorder.open(), duty, errors.total(), errors.byCause());
     }
 
     /** How many errors the pollers contained. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
+import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.ConnectionMetrics;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.MemoryRegion;
@@ -17,6 +18,7 @@ import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.RuntimeMetrics;
 import dev.rdmafutures.Status;
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -126,6 +128,32 @@ public abstract class AbstractMetricsConformanceTest extends ConformanceSupport 
         await(pair.client().disconnect());
         await(pair.server().disconnected());
         eventually(() -> client.metrics().open() == 0 && server.metrics().open() == 0, "both ends counted as ended");
+    }
+
+    @Test
+    void errorsThePollersContainAreCountedByCause() throws Exception {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64);
+        MemoryRegion remote = register(server, 64);
+        CompletableFuture<Void> called = new CompletableFuture<>();
+        pair.client().read(local, 0, remote.remote(), 0, 64, new CompletionCallback() {
+            @Override
+            public void completed(long context, int bytes) {
+                called.complete(null);
+                throw new IllegalStateException("a callback that throws");
+            }
+
+            @Override
+            public void failed(long context, RdmaException error) {
+                called.completeExceptionally(error);
+            }
+        }, 7);
+        await(called);
+        eventually(() -> client.metrics().pollerErrors() == 1, "the thrown error counted");
+        assertThat(client.metrics().pollerErrorsByCause())
+                .containsExactly(Map.entry("completion callback: java.lang.IllegalStateException", 1L));
+        // The poller went on: the connection still serves.
+        assertThat(await(pair.client().read(local, 0, remote.remote(), 0, 64)).bytes()).isEqualTo(64);
     }
 
     @Test
