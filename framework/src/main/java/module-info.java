@@ -10,6 +10,7 @@ module dev.rdmafutures {
     requires com.github.benmanes.caffeine;
     requires org.agrona.core;
     requires jdk.jfr; // connection and slow-operation events
+    requires jdk.net; // TCP keepalive timing for soft connections
     requires static micrometer.core; // optional: only RdmaFuturesMetrics, for applications that use Micrometer
     requires disni; // DiSNI 2.1 has no module descriptor: this is its automatic module name
 

@@ -206,7 +206,7 @@ public final class RdmaRuntime implements AutoCloseable {
      *   <li>1 poller thread, {@link IdleStrategy#BACKOFF}, thread names {@code rdmafutures-poller-N}</li>
      *   <li>futures complete on the poller thread (no completion executor)</li>
      *   <li>connect timeout 10 s, handshake timeout 10 s, disconnect timeout 5 s, listen backlog 128</li>
-     *   <li>slow-operation threshold (JFR) 10 ms</li>
+     *   <li>liveness timeout 10 s, slow-operation threshold (JFR) 10 ms</li>
      * </ul>
      */
     public static final class Builder {
@@ -224,6 +224,7 @@ public final class RdmaRuntime implements AutoCloseable {
         private int listenBacklog = 128;
         private String threadNamePrefix = "rdmafutures-poller";
         private Duration slowOperationThreshold = Duration.ofMillis(10);
+        private Duration livenessTimeout = Duration.ofSeconds(10);
         private final Map<String, String> providerOptions = new LinkedHashMap<>();
 
         private Builder() {
@@ -305,6 +306,20 @@ public final class RdmaRuntime implements AutoCloseable {
         }
 
         /**
+         * How long the peer of an established connection may show no life while it owes us something (a Read
+         * Response, room for our bytes) before the connection ends: its oldest waiting operation fails with
+         * {@link Status#IO_TIMEOUT}, the others with CANCELED, and it ends with
+         * {@link DisconnectReason#CONNECTION_RESET}. Detected between this and 1.25 times this after the peer's last
+         * sign of life; default 10 s. soft uses it (TCP alone retransmits for about 15 minutes on a cut link), and
+         * also sets TCP keepalive from it so that an idle connection to a vanished peer ends too; verbs relies on its
+         * RC transport's retry limit, which reports IO_TIMEOUT.
+         */
+        public Builder livenessTimeout(Duration timeout) {
+            this.livenessTimeout = Validation.timeout(timeout, "livenessTimeout");
+            return this;
+        }
+
+        /**
          * From how long after its hand-off to the poller an operation that ends is reported as a JDK Flight Recorder
          * {@code dev.rdmafutures.SlowOperation} event; default 10 ms. Operations are timed only while a recording
          * enables that event.
@@ -337,7 +352,7 @@ public final class RdmaRuntime implements AutoCloseable {
         public RdmaRuntime build() {
             return new RdmaRuntime(new RuntimeCore(new RuntimeSettings(pollerThreads, idleStrategy,
                     completionExecutor, connectTimeout, handshakeTimeout, disconnectTimeout, listenBacklog,
-                    threadNamePrefix, slowOperationThreshold, providerOptions), selectProvider()));
+                    threadNamePrefix, livenessTimeout, slowOperationThreshold, providerOptions), selectProvider()));
         }
 
         private RdmaProvider selectProvider() {

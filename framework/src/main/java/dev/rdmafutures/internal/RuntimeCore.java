@@ -71,7 +71,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         this.listenBacklog = settings.listenBacklog();
         this.completions = new Completions(settings.completionExecutor(), errors);
         this.device = provider.open(new ProviderConfig(settings.providerOptions(), settings.handshakeTimeout(),
-                settings.disconnectTimeout()));
+                settings.disconnectTimeout(), settings.livenessTimeout()));
         this.adapterInfo = device.adapterInfo();
         this.recorder = new RuntimeRecorder(providerName, settings.slowOperationThreshold());
         this.invoked = settings.pollerThreads() == 0;

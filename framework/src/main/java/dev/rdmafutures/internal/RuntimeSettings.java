@@ -16,12 +16,14 @@ import java.util.concurrent.Executor;
  * @param disconnectTimeout  how long a graceful disconnect waits for the peer
  * @param listenBacklog      requests a listener queues
  * @param threadNamePrefix   the prefix of poller thread names
+ * @param livenessTimeout    how long a silent peer that owes us something keeps its connection (soft)
  * @param slowOperationThreshold the duration from which an operation is reported as a JFR SlowOperation event
  * @param providerOptions    provider-specific options
  */
 public record RuntimeSettings(int pollerThreads, IdleStrategy idleStrategy, Executor completionExecutor,
                               Duration connectTimeout, Duration handshakeTimeout, Duration disconnectTimeout,
-                              int listenBacklog, String threadNamePrefix, Duration slowOperationThreshold,
+                              int listenBacklog, String threadNamePrefix, Duration livenessTimeout,
+                              Duration slowOperationThreshold,
                               Map<String, String> providerOptions) {
     /** Copies the options. */
     public RuntimeSettings {

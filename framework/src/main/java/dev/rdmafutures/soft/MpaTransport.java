@@ -3,11 +3,15 @@ package dev.rdmafutures.soft;
 import dev.rdmafutures.soft.mpa.MpaMessage;
 import dev.rdmafutures.spi.Cancellable;
 import java.io.IOException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import jdk.net.ExtendedSocketOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The socket under one soft connection: the channel and its selection key, the small buffer the MPA exchange is
@@ -16,6 +20,7 @@ import java.time.Duration;
  * connection when writing fails. Confined to the poller thread.
  */
 final class MpaTransport {
+    private static final Logger LOG = LoggerFactory.getLogger(MpaTransport.class);
     /**
      * Room for the largest MPA message; the RTR after it is smaller. Once established, the queue pair parses the
      * stream with its own staging buffer, so this stays small for every connection.
@@ -39,6 +44,24 @@ final class MpaTransport {
         this.loop = loop;
         this.channel = channel;
         this.connection = connection;
+    }
+
+    /**
+     * TCP keepalive derived from the liveness deadline (idle for it, then 3 probes a third of it apart), so that an
+     * idle connection to a peer that vanished ends too; where the platform lacks the options, plain SO_KEEPALIVE.
+     */
+    void keepAlive(Duration liveness) {
+        int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, liveness.toSeconds()));
+        try {
+            channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            if (channel.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE)) {
+                channel.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, seconds);
+                channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, Math.max(1, seconds / 3));
+                channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            LOG.debug("TCP keepalive could not be set on {}: {}", channel, e.toString());
+        }
     }
 
     SocketChannel channel() {

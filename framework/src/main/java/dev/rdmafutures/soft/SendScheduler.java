@@ -84,6 +84,11 @@ final class SendScheduler {
         }
     }
 
+    /** Whether a posted request waits for the peer: a read for its response, anything for the socket or a read. */
+    boolean awaitsPeer() {
+        return !inFlight.isEmpty();
+    }
+
     /** Transmits released requests until one has to wait (read limit, fence). */
     void pump() {
         while (releasable > 0) {

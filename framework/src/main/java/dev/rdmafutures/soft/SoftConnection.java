@@ -230,7 +230,9 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         transport.disarm();
         SoftDevice device = loop.device();
         queuePair = new SoftQueuePair(this, device.regions(), framing, data.readLimits(),
-                device.config().handshakeTimeout(), sharedReceives, connectionEvents);
+                device.config().handshakeTimeout(), device.config().livenessTimeout(), sharedReceives,
+                connectionEvents);
+        transport.keepAlive(device.config().livenessTimeout());
         transport.attach(queuePair);
         loop.readDirectly(this);
         lifecycle.established(this, data);
@@ -289,6 +291,11 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         transport.shutdownAfterFlush(null, transport::close);
         reportEnd(DisconnectReason.PROTOCOL_ERROR);
         transport.send(terminateFpdu);
+    }
+
+    /** The queue pair found the peer silent past the liveness deadline (and failed its requests): the end. */
+    void onSilentPeer() {
+        endConnection(DisconnectReason.CONNECTION_RESET);
     }
 
     /** The peer sent a Terminate: the connection is over. */

@@ -38,9 +38,11 @@ final class SoftQueuePair {
     /** Resumes a Send held for a receive once its shared receive queue has one: run on our poller. */
     private final Runnable resumeHeldSend = this::resumeHeldSend;
     private boolean ended;
+    private final LivenessWatch liveness;
 
     SoftQueuePair(SoftConnection connection, RegionTable regions, FpduFraming framing, ReadLimits limits,
-                  Duration receiveWait, SoftSharedReceiveQueue sharedReceives, ConnectionEvents events) {
+                  Duration receiveWait, Duration livenessTimeout, SoftSharedReceiveQueue sharedReceives,
+                  ConnectionEvents events) {
         this.connection = connection;
         this.transport = connection.transport();
         this.framing = framing;
@@ -49,6 +51,25 @@ final class SoftQueuePair {
         this.scheduler = new SendScheduler(this, transport, writer, limits.outbound(), windowScope);
         this.responder = new ReadResponder(this, placement, writer, limits.inbound());
         this.decoder = new FpduDecoder(this, connection, framing, placement, responder, scheduler, receiveWait);
+        this.liveness = new LivenessWatch(connection.poller(), livenessTimeout,
+                () -> scheduler.awaitsPeer() || transport.awaitsWritable(), this::onSilentPeer);
+        liveness.start();
+    }
+
+    /**
+     * The peer owed us a Read Response or room in the socket and showed no life for the liveness deadline: the
+     * oldest unfinished request fails with IO_TIMEOUT, the rest CANCELED, and the connection ends CONNECTION_RESET.
+     */
+    private void onSilentPeer() {
+        if (ended) {
+            return;
+        }
+        LOG.warn("connection {} -> {}: the peer showed no life for the liveness deadline; ending it",
+                connection.localAddress(), connection.remoteAddress());
+        RdmaException silent = new RdmaException(Status.IO_TIMEOUT, "the peer " + connection.remoteAddress()
+                + " showed no life for the liveness deadline while this request waited for it");
+        flush(silent, silent);
+        connection.onSilentPeer();
     }
 
     /** Takes bytes that arrived before the queue pair existed (right behind the MPA exchange). */
@@ -95,11 +116,15 @@ final class SoftQueuePair {
         if (transport.awaitsWritable()) {
             transport.flush(); // read responses queued while parsing go out in one burst
         }
+        if (arrived) {
+            liveness.progressed();
+        }
         return arrived;
     }
 
     /** The transport took everything up to {@code flushed}: finish writes, sends, and inbound read responses. */
     void onFlushed(long flushed) {
+        liveness.progressed();
         responder.onFlushed(flushed);
         scheduler.onFlushed(flushed);
     }
@@ -139,6 +164,7 @@ final class SoftQueuePair {
      */
     private void flush(RdmaException culprit, RdmaException midMessage) {
         ended = true;
+        liveness.stop();
         windowScope.end();
         decoder.stop();
         RdmaException canceled = new RdmaException(Status.CANCELED, "the connection ended");

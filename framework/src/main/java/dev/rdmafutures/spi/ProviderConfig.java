@@ -11,8 +11,11 @@ import java.util.Map;
  * @param handshakeTimeout  how long a passive side waits for a peer's connect request, and for the peer to
  *                          complete after our accept
  * @param disconnectTimeout how long a graceful disconnect waits for the peer before closing abortively
+ * @param livenessTimeout   how long an established connection's peer may show no life while it owes us something
+ *                          before the connection ends, where the transport does not bound that itself
  */
-public record ProviderConfig(Map<String, String> options, Duration handshakeTimeout, Duration disconnectTimeout) {
+public record ProviderConfig(Map<String, String> options, Duration handshakeTimeout, Duration disconnectTimeout,
+                             Duration livenessTimeout) {
     /** Copies the options. */
     public ProviderConfig {
         options = Map.copyOf(options);
