@@ -58,9 +58,12 @@ final class CmEvent {
         return info.getInt(STATUS);
     }
 
-    /** The private data as the transport reported it (IB/RoCE: the whole zero-padded field). */
+    /**
+     * The private data as the transport reported it (IB/RoCE: the whole zero-padded field); a length outside the
+     * record's capacity is clamped to it (found by CmEventFuzzTest: a negative length threw).
+     */
     byte[] privateData() {
-        int length = Math.min(info.getInt(PRIVATE_DATA_LENGTH), PRIVATE_DATA_CAPACITY);
+        int length = Math.max(0, Math.min(info.getInt(PRIVATE_DATA_LENGTH), PRIVATE_DATA_CAPACITY));
         byte[] data = new byte[length];
         info.get(PRIVATE_DATA, data);
         return data;
