@@ -124,6 +124,21 @@ final class RawPeer implements AutoCloseable {
         return ulpdu.put(payload).flip();
     }
 
+    /**
+     * Waits for the endpoint's answer to what was sent: any byte, or the end of the stream (a reset counts too);
+     * false when neither came within the socket timeout.
+     */
+    boolean answered() {
+        try {
+            in.read();
+            return true;
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true; // reset: the endpoint gave up on us, which is an answer
+        }
+    }
+
     /** Whether the endpoint closed its side: the next read finds the end of the stream (after what it sent). */
     boolean closedByPeer() throws IOException {
         return in.read() == -1;

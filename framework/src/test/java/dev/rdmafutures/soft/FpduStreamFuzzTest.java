@@ -1,0 +1,108 @@
+package dev.rdmafutures.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.api.BugDetectors;
+import com.code_intelligence.jazzer.api.FuzzedDataProvider;
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.rdmafutures.Access;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RdmaRuntime;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+/**
+ * Coverage-guided fuzzing (Jazzer) of soft's DDP/RDMAP stream parser and placement, through a real connection: after
+ * a correct MPA exchange, each input becomes a run of correctly framed FPDUs (length, padding, CRC) whose ULPDUs the
+ * fuzzer chooses, some of them aimed at the endpoint's real STags, then a Read Request that the endpoint answers
+ * once it has dealt with everything before it (or it ends the connection). Nothing may escape into the poller, the
+ * bytes around a writable region and a read-only region must never change, and the endpoint must answer. The
+ * committed corpus runs in every build; {@code JAZZER_FUZZ=1} fuzzes.
+ */
+class FpduStreamFuzzTest {
+    private static final int GUARD = 4096;
+    private static final Duration ANSWER = Duration.ofSeconds(10);
+    private static Endpoint endpoint;
+
+    /** One soft runtime for every input: a listener that accepts and posts two receives, and its regions. */
+    private static final class Endpoint {
+        final RdmaRuntime runtime = RdmaRuntime.builder().build();
+        final ByteBuffer writableBacking = ByteBuffer.allocateDirect(GUARD + 4096 + GUARD);
+        final ByteBuffer readOnlyBacking = ByteBuffer.allocateDirect(4096);
+        final byte[] guards;
+        final byte[] readOnlyBytes;
+        final int[] tokens;
+        final RdmaListener listener;
+
+        Endpoint() {
+            for (int i = 0; i < writableBacking.capacity(); i++) {
+                writableBacking.put(i, (byte) (i * 7));
+            }
+            for (int i = 0; i < readOnlyBacking.capacity(); i++) {
+                readOnlyBacking.put(i, (byte) (i * 13));
+            }
+            guards = guards();
+            readOnlyBytes = bytes(readOnlyBacking);
+            MemoryRegion writable = runtime.register(writableBacking.duplicate().position(GUARD).limit(GUARD + 4096),
+                    Access.values());
+            MemoryRegion readOnly = runtime.register(readOnlyBacking.duplicate(), Access.REMOTE_READ);
+            MemoryRegion rx = runtime.register(ByteBuffer.allocateDirect(256), Access.LOCAL_WRITE);
+            tokens = new int[] {readOnly.token(), writable.token(), rx.token()};
+            listener = runtime.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            listener.onRequest(r -> r.withReadLimits(4, 4).accept().thenAccept(c -> {
+                c.receive(rx, 0, 128);
+                c.receive(rx, 128, 128);
+            }));
+        }
+
+        byte[] guards() {
+            byte[] g = new byte[2 * GUARD];
+            writableBacking.get(0, g, 0, GUARD);
+            writableBacking.get(GUARD + 4096, g, GUARD, GUARD);
+            return g;
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.capacity()];
+        b.get(0, out);
+        return out;
+    }
+
+    private static synchronized Endpoint endpoint() {
+        if (endpoint == null) {
+            endpoint = new Endpoint();
+        }
+        return endpoint;
+    }
+
+    @FuzzTest(maxDuration = "60s")
+    void framedUlpdusNeverEscapeTheirConnection(FuzzedDataProvider data) throws Exception {
+        // The target is a connection: to the endpoint's loopback listener, whose address is ours, not the input's.
+        BugDetectors.allowNetworkConnections((host, port) -> InetAddress.getLoopbackAddress().getHostName().equals(host)
+                || InetAddress.getLoopbackAddress().getHostAddress().equals(host) || "localhost".equals(host));
+        Endpoint e = endpoint();
+        try (RawPeer peer = RawPeer.connect((InetSocketAddress) e.listener.localAddress(), ANSWER).readReply()) {
+            int ulpdus = data.consumeInt(0, 8);
+            for (int i = 0; i < ulpdus; i++) {
+                byte[] ulpdu = data.consumeBytes(data.consumeInt(0, 600));
+                if (ulpdu.length >= 6 && data.consumeBoolean()) {
+                    // Aim a tagged header's STag (bytes 2..5) at one of the endpoint's real STags.
+                    ByteBuffer.wrap(ulpdu).putInt(2, e.tokens[data.consumeInt(0, e.tokens.length - 1)]);
+                }
+                peer.send(ByteBuffer.wrap(ulpdu));
+            }
+            peer.send(RawPeer.readRequest(1, 0x1, 0, 1, e.tokens[0], 0));
+            assertThat(peer.answered()).as("the endpoint answered within %s", ANSWER).isTrue();
+        } catch (IOException endedFirst) {
+            // the endpoint may end the connection before we finish writing: a correct answer to a hostile peer
+        }
+        assertThat(e.runtime.pollerErrorCount()).as("errors that escaped into the poller").isZero();
+        assertThat(e.guards()).as("bytes around the writable region").isEqualTo(e.guards);
+        assertThat(bytes(e.readOnlyBacking)).as("the read-only region").isEqualTo(e.readOnlyBytes);
+    }
+}
