@@ -2,7 +2,9 @@ package dev.rdmafutures;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,9 +46,11 @@ class FlightRecorderEventsTest {
                 MemoryRegion remote = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
                 connection.read(local, 0, remote.remote(), 0, 64).get(WAIT, TimeUnit.SECONDS);
                 connection.disconnect().get(WAIT, TimeUnit.SECONDS);
-                listener.close();
-                CompletableFuture<RdmaConnection> refused = client.connector().connect(listener.localAddress())
-                        .start();
+                InetSocketAddress nobody;
+                try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                    nobody = new InetSocketAddress(closed.getInetAddress(), closed.getLocalPort());
+                } // closed at once: a connect to it is refused (RdmaListener.close hands its close to the poller)
+                CompletableFuture<RdmaConnection> refused = client.connector().connect(nobody).start();
                 assertThat(refused).failsWithin(Duration.ofSeconds(WAIT));
             }
             recording.stop();

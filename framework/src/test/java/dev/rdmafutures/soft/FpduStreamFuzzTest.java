@@ -14,6 +14,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Coverage-guided fuzzing (Jazzer) of soft's DDP/RDMAP stream parser and placement, through a real connection: after
@@ -23,6 +24,7 @@ import java.time.Duration;
  * bytes around a writable region and a read-only region must never change, and the endpoint must answer. The
  * committed corpus runs in every build; {@code JAZZER_FUZZ=1} fuzzes.
  */
+@Tag("jazzer") // its own test JVM, without -Xcheck:jni (framework/pom.xml)
 class FpduStreamFuzzTest {
     private static final int GUARD = 4096;
     private static final Duration ANSWER = Duration.ofSeconds(10);

@@ -6,6 +6,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.rdmafutures.ReadLimits;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Coverage-guided fuzzing (Jazzer) of the verbs provider's CM event decoding: whatever the native record holds (the
@@ -13,6 +14,7 @@ import java.nio.ByteOrder;
  * without an exception, its private data within the record's capacity, its read limits within a byte each. The
  * committed corpus runs in every build; {@code JAZZER_FUZZ=1} fuzzes.
  */
+@Tag("jazzer") // its own test JVM, without -Xcheck:jni (framework/pom.xml)
 class CmEventFuzzTest {
     private static final int RECORD =
             NativeLayout.CmEventInfo.PRIVATE_DATA + NativeLayout.CmEventInfo.PRIVATE_DATA_CAPACITY;

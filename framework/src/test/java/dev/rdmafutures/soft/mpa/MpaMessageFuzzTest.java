@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Coverage-guided fuzzing (Jazzer) of the MPA request/reply parser: whatever a peer sends, {@code decode} returns a
@@ -11,6 +12,7 @@ import java.nio.ByteBuffer;
  * returns consumed exactly its bytes and encodes back to bytes that decode to the same message. The committed corpus
  * ({@code MpaMessageFuzzTestInputs}) runs in every build; {@code JAZZER_FUZZ=1} fuzzes (README, Tests).
  */
+@Tag("jazzer") // its own test JVM, without -Xcheck:jni (framework/pom.xml)
 class MpaMessageFuzzTest {
     @FuzzTest(maxDuration = "60s")
     void anyBytesDecodeToAMessageOrATypedRefusal(byte[] data) {
