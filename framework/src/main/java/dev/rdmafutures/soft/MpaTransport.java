@@ -59,7 +59,7 @@ final class MpaTransport {
                 channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, Math.max(1, seconds / 3));
                 channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
             }
-        } catch (IOException | UnsupportedOperationException e) {
+        } catch (IOException e) {
             LOG.debug("TCP keepalive could not be set on {}: {}", channel, e.toString());
         }
     }
