@@ -109,8 +109,19 @@ class SoftKilledPeerTest extends ConformanceSupport {
 
             // The runtime serves a new connection after.
             Pair pair = connectPair(listen());
-            MemoryRegion remoteOk = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ));
+            ByteBuffer known = ByteBuffer.allocateDirect(64);
+            for (int i = 0; i < 64; i++) {
+                known.put(i, (byte) (i * 3 + 1));
+            }
+            MemoryRegion remoteOk = closeLater(server.register(known, Access.REMOTE_READ));
             assertThat(await(pair.client().read(sink, 0, remoteOk.remote(), 0, 64)).bytes()).isEqualTo(64);
+            for (int i = 0; i < 64; i++) {
+                assertThat(sink.buffer().get(i)).isEqualTo(known.get(i));
+            }
+            FaultRows.row("peer process killed (SIGKILL), 64 KiB READs", inFlight, failures + " " + completed
+                    + " completed", settled.toMillis() + " ms after the kill (disconnect timeout "
+                    + SoftFixture.DISCONNECT_TIMEOUT.toMillis() + " ms)", "yes, one disconnect report",
+                    "64 B read on a new connection");
         } finally {
             peer.destroyForcibly();
         }

@@ -81,5 +81,8 @@ class SoftLivenessTest extends ConformanceSupport {
         closeLater(await(await(listener.next()).accept()));
         MemoryRegion remote = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ));
         assertThat(await(closeLater(await(healthy)).read(sink, 0, remote.remote(), 0, 64)).bytes()).isEqualTo(64);
+        FaultRows.row("peer silent after MPA (kernel still ACKs), READs outstanding", 2, "IO_TIMEOUT=1 "
+                + awaitAnyFailure(second).status() + "=1", took.toMillis() + " ms after the post (liveness deadline "
+                + LIVENESS.toMillis() + " ms)", "yes", "64 B read on a new connection");
     }
 }

@@ -1,0 +1,21 @@
+package dev.rdmafutures.soft;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One row of {@code bin/faults}' table per fault test, logged at info by logger {@code dev.rdmafutures.soft.FaultRows}
+ * (silent in {@code bin/test}, where tests log warnings only): fault, provider, operations in flight, how their
+ * futures ended, time to detect, whether the runtime went on serving, what was verified.
+ */
+final class FaultRows {
+    private static final Logger LOG = LoggerFactory.getLogger(FaultRows.class);
+
+    private FaultRows() {
+    }
+
+    static void row(String fault, long inFlight, Object outcomes, String detected, String serving, String verified) {
+        LOG.info("FAULT-ROW | {} | soft | {} | {} | {} | {} | {} |", fault, inFlight, outcomes, detected, serving,
+                verified);
+    }
+}
