@@ -26,53 +26,25 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("jazzer") // its own test JVM, without -Xcheck:jni (framework/pom.xml)
 class FpduStreamFuzzTest {
-    private static final int GUARD = 4096;
     private static final Duration ANSWER = Duration.ofSeconds(10);
     private static Endpoint endpoint;
 
     /** One soft runtime for every input: a listener that accepts and posts two receives, and its regions. */
     private static final class Endpoint {
         final RdmaRuntime runtime = RdmaRuntime.builder().build();
-        final ByteBuffer writableBacking = ByteBuffer.allocateDirect(GUARD + 4096 + GUARD);
-        final ByteBuffer readOnlyBacking = ByteBuffer.allocateDirect(4096);
-        final byte[] guards;
-        final byte[] readOnlyBytes;
+        final GuardedMemory memory = new GuardedMemory(runtime);
         final int[] tokens;
         final RdmaListener listener;
 
         Endpoint() {
-            for (int i = 0; i < writableBacking.capacity(); i++) {
-                writableBacking.put(i, (byte) (i * 7));
-            }
-            for (int i = 0; i < readOnlyBacking.capacity(); i++) {
-                readOnlyBacking.put(i, (byte) (i * 13));
-            }
-            guards = guards();
-            readOnlyBytes = bytes(readOnlyBacking);
-            MemoryRegion writable = runtime.register(writableBacking.duplicate().position(GUARD).limit(GUARD + 4096),
-                    Access.values());
-            MemoryRegion readOnly = runtime.register(readOnlyBacking.duplicate(), Access.REMOTE_READ);
             MemoryRegion rx = runtime.register(ByteBuffer.allocateDirect(256), Access.LOCAL_WRITE);
-            tokens = new int[] {readOnly.token(), writable.token(), rx.token()};
+            tokens = new int[] {memory.readOnly.token(), memory.writable.token(), rx.token()};
             listener = runtime.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             listener.onRequest(r -> r.withReadLimits(4, 4).accept().thenAccept(c -> {
                 c.receive(rx, 0, 128);
                 c.receive(rx, 128, 128);
             }));
         }
-
-        byte[] guards() {
-            byte[] g = new byte[2 * GUARD];
-            writableBacking.get(0, g, 0, GUARD);
-            writableBacking.get(GUARD + 4096, g, GUARD, GUARD);
-            return g;
-        }
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] out = new byte[b.capacity()];
-        b.get(0, out);
-        return out;
     }
 
     private static synchronized Endpoint endpoint() {
@@ -104,7 +76,7 @@ class FpduStreamFuzzTest {
             // the endpoint may end the connection before we finish writing: a correct answer to a hostile peer
         }
         assertThat(e.runtime.pollerErrorCount()).as("errors that escaped into the poller").isZero();
-        assertThat(e.guards()).as("bytes around the writable region").isEqualTo(e.guards);
-        assertThat(bytes(e.readOnlyBacking)).as("the read-only region").isEqualTo(e.readOnlyBytes);
+        assertThat(e.memory.guards()).as("bytes around the writable region").isEqualTo(e.memory.guardsBefore());
+        assertThat(e.memory.readOnlyBytes()).as("the read-only region").isEqualTo(e.memory.readOnlyBefore());
     }
 }

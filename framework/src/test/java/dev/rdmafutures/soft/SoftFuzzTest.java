@@ -19,7 +19,6 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +32,6 @@ import org.slf4j.LoggerFactory;
  */
 class SoftFuzzTest extends ConformanceSupport {
     private static final Logger LOG = LoggerFactory.getLogger(SoftFuzzTest.class);
-    private static final int GUARD = 4096;
 
     @Override
     protected ProviderFixture fixture() {
@@ -43,21 +41,13 @@ class SoftFuzzTest extends ConformanceSupport {
     @Test
     void hostileFramesNeverEscapeTheirConnection() throws Exception {
         int inputs = Integer.getInteger("fuzz.inputs", 1500);
-        // Writable and readable regions are slices in the middle of larger buffers: the guards around them must
-        // never change. The read-only region must never change either.
-        ByteBuffer writableBacking = ByteBuffer.allocateDirect(GUARD + 4096 + GUARD);
-        ByteBuffer readOnlyBacking = ByteBuffer.allocateDirect(4096);
-        for (int i = 0; i < writableBacking.capacity(); i++) {
-            writableBacking.put(i, (byte) (i * 7));
-        }
-        for (int i = 0; i < readOnlyBacking.capacity(); i++) {
-            readOnlyBacking.put(i, (byte) (i * 13));
-        }
-        byte[] guardsBefore = guards(writableBacking);
-        byte[] readOnlyBefore = bytes(readOnlyBacking);
-        MemoryRegion writable = closeLater(server.register(
-                writableBacking.duplicate().position(GUARD).limit(GUARD + 4096), Access.values()));
-        MemoryRegion readOnly = closeLater(server.register(readOnlyBacking.duplicate(), Access.REMOTE_READ));
+        // The writable region is a slice in the middle of a larger buffer: the guards around it must never change.
+        // The read-only region must never change either.
+        GuardedMemory memory = new GuardedMemory(server);
+        byte[] guardsBefore = memory.guardsBefore();
+        byte[] readOnlyBefore = memory.readOnlyBefore();
+        MemoryRegion writable = closeLater(memory.writable);
+        MemoryRegion readOnly = closeLater(memory.readOnly);
         MemoryRegion rx = closeLater(server.register(ByteBuffer.allocateDirect(256), Access.LOCAL_WRITE));
         int[] tokens = {writable.token(), readOnly.token(), rx.token(), 0, 0x12345678};
 
@@ -82,11 +72,11 @@ class SoftFuzzTest extends ConformanceSupport {
         RdmaConnection good = closeLater(await(client.connector().connect(listener.localAddress()).start()));
         MemoryRegion local = closeLater(client.register(ByteBuffer.allocateDirect(4096), Access.values()));
         await(good.read(local, 0, readOnly.remote(), 0, 4096));
-        assertThat(bytes(local.buffer())).isEqualTo(readOnlyBefore);
+        assertThat(GuardedMemory.bytes(local.buffer())).isEqualTo(readOnlyBefore);
 
         assertThat(server.pollerErrorCount()).as("errors that escaped into the poller").isZero();
-        assertThat(guards(writableBacking)).as("bytes around the writable region").isEqualTo(guardsBefore);
-        assertThat(bytes(readOnlyBacking)).as("the read-only region").isEqualTo(readOnlyBefore);
+        assertThat(memory.guards()).as("bytes around the writable region").isEqualTo(guardsBefore);
+        assertThat(memory.readOnlyBytes()).as("the read-only region").isEqualTo(readOnlyBefore);
         assertThat(usedHeap() - usedBefore).as("heap growth after %d inputs", inputs).isLessThan(64L << 20);
         LOG.info("fuzz: {} hostile inputs, no escape", inputs);
     }
@@ -95,19 +85,6 @@ class SoftFuzzTest extends ConformanceSupport {
         System.gc();
         Runtime rt = Runtime.getRuntime();
         return rt.totalMemory() - rt.freeMemory();
-    }
-
-    private static byte[] guards(ByteBuffer backing) {
-        byte[] g = new byte[2 * GUARD];
-        backing.get(0, g, 0, GUARD);
-        backing.get(GUARD + 4096, g, GUARD, GUARD);
-        return g;
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] a = new byte[b.capacity()];
-        b.get(0, a);
-        return a;
     }
 
     private Socket handshake(RdmaListener listener) throws IOException {
