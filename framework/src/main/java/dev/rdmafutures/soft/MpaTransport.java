@@ -30,7 +30,7 @@ final class MpaTransport {
     private final SoftEventLoop loop;
     private final SocketChannel channel;
     private final SoftConnection connection;
-    private final OutboundQueue outbound = new OutboundQueue();
+    private final OutboundQueue outbound;
     /** In write mode (position = end of unread bytes) but while the connection drains it. */
     private final ByteBuffer inbound = ByteBuffer.allocate(HANDSHAKE_BUFFER);
     private SelectionKey key;
@@ -44,6 +44,7 @@ final class MpaTransport {
         this.loop = loop;
         this.channel = channel;
         this.connection = connection;
+        this.outbound = new OutboundQueue(loop.directBuffers());
     }
 
     /**

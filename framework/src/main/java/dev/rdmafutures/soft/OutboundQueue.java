@@ -7,61 +7,52 @@ import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 
 /**
- * The bytes queued for one socket, written with gathering writes: FPDU headers and trailers in pooled scratch
- * buffers, payloads as views of registered memory (never copied), MPA messages as they are. Scratch buffers and
- * views go back to their pools once the socket has taken them, so a steady data path allocates nothing. Confined
- * to the poller thread.
+ * The bytes queued for one socket, written with gathering writes: FPDU headers and trailers in scratch buffers of
+ * the poller's {@link DirectBuffers}, payloads as views of registered memory (never copied), MPA messages as they
+ * are. Scratch buffers and views go back to their pools once the socket has taken them, so a steady data path
+ * allocates nothing. Confined to the poller thread.
  */
 final class OutboundQueue {
-    /**
-     * Room for the largest FPDU header (length, DDP untagged header, Read Request: 48 bytes) with an inlined payload
-     * of up to {@link FpduWriter#INLINE_PAYLOAD} bytes, pad and CRC; or for a trailer.
-     */
-    static final int SCRATCH = 128;
     /** Buffers per gathering write: a whole FPDU of {@link SoftDevice#MAX_SGE} views, header and trailer, and more. */
     private static final int GATHER = 2 * SoftDevice.MAX_SGE;
     /** Regions whose idle views are kept: several operations' worth of {@link SoftDevice#MAX_SGE} regions each. */
     private static final int MAX_POOLED_REGIONS = 4 * SoftDevice.MAX_SGE;
-    private static final Object SCRATCH_OWNER = new Object();
-    private static final Object COPY_OWNER = new Object();
-    /** Payload copies come in two sizes: most Read Responses are small, the largest FPDU needs 64 KiB. */
-    static final int SMALL_COPY = 4096;
-    private static final int LARGE_COPY = 65536;
+    /** The owner of the buffers that go back to {@link DirectBuffers}. */
+    private static final Object POOLED = new Object();
 
     private ByteBuffer[] ring = new ByteBuffer[128];
-    /** Per ring slot: SCRATCH_OWNER, the SoftRegion a view belongs to, or null for a buffer we do not pool. */
+    /** Per ring slot: POOLED, the SoftRegion a view belongs to, or null for a buffer we do not pool. */
     private Object[] owners = new Object[128];
     private int head;
     private int size;
     private final ByteBuffer[] gather = new ByteBuffer[GATHER];
-    private final ArrayDeque<ByteBuffer> scratch = new ArrayDeque<>();
-    private final ArrayDeque<ByteBuffer> smallCopies = new ArrayDeque<>();
-    private final ArrayDeque<ByteBuffer> largeCopies = new ArrayDeque<>();
+    private final DirectBuffers buffers;
     private final IdentityHashMap<SoftRegion, ArrayDeque<ByteBuffer>> views = new IdentityHashMap<>();
     private long enqueuedBytes;
     private long flushedBytes;
 
-    /** A cleared scratch buffer of {@value #SCRATCH} bytes, to fill and {@link #add}. */
+    OutboundQueue(DirectBuffers buffers) {
+        this.buffers = buffers;
+    }
+
+    /** A cleared scratch buffer of {@value DirectBuffers#SCRATCH} bytes, to fill and {@link #addScratch}. */
     ByteBuffer scratch() {
-        ByteBuffer b = scratch.poll();
-        return b != null ? b.clear() : ByteBuffer.allocateDirect(SCRATCH); // direct: NIO copies heap buffers
+        return buffers.scratch();
     }
 
     /** A cleared pooled direct buffer with room for {@code length} (at most 64 KiB) payload bytes to copy. */
     ByteBuffer copyBuffer(int length) {
-        ArrayDeque<ByteBuffer> pool = length <= SMALL_COPY ? smallCopies : largeCopies;
-        ByteBuffer b = pool.poll();
-        return b != null ? b.clear() : ByteBuffer.allocateDirect(length <= SMALL_COPY ? SMALL_COPY : LARGE_COPY);
+        return buffers.copy(length);
     }
 
     /** Queues a filled (flipped) {@link #copyBuffer} buffer; it goes back to its pool once the socket took it. */
     void addCopy(ByteBuffer filled) {
-        add(filled, COPY_OWNER);
+        add(filled, POOLED);
     }
 
     /** Queues a filled (flipped) {@link #scratch()} buffer. */
     void addScratch(ByteBuffer filled) {
-        add(filled, SCRATCH_OWNER);
+        add(filled, POOLED);
     }
 
     /** Queues {@code length} bytes of {@code region} from {@code offset}, without copying them; returns the view. */
@@ -170,10 +161,8 @@ final class OutboundQueue {
         owners[head] = null;
         head = (head + 1) & (ring.length - 1);
         size--;
-        if (owner == SCRATCH_OWNER) {
-            scratch.push(b);
-        } else if (owner == COPY_OWNER) {
-            (b.capacity() == SMALL_COPY ? smallCopies : largeCopies).push(b);
+        if (owner == POOLED) {
+            buffers.release(b);
         } else if (owner instanceof SoftRegion region) {
             ArrayDeque<ByteBuffer> free = views.get(region);
             if (free == null) {

@@ -38,6 +38,7 @@ final class SoftEventLoop implements EventLoop {
     private final Selector selector;
     private final Set<SelectionHandler> handlers = new LinkedHashSet<>();
     private final ArrayList<SoftConnection> established = new ArrayList<>();
+    private final DirectBuffers directBuffers = new DirectBuffers();
     private int pollsSinceSelect;
     private boolean selectNext;
     private boolean closed;
@@ -61,6 +62,11 @@ final class SoftEventLoop implements EventLoop {
 
     PollerContext poller() {
         return poller;
+    }
+
+    /** The buffers this poller's sockets write headers, trailers and copies from. */
+    DirectBuffers directBuffers() {
+        return directBuffers;
     }
 
     boolean isClosed() {

@@ -1,0 +1,58 @@
+package dev.rdmafutures.soft;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * The direct buffers the sockets of one poller write from: FPDU headers and trailers ({@link #SCRATCH} bytes) and
+ * payload copies (4 KiB or 64 KiB). Shared by every connection of the poller and confined to its thread, so a
+ * connection holds none while it is idle, and the buffers kept for reuse are capped per poller: past the cap a
+ * returned buffer is left to the garbage collector. A steady data path still allocates nothing.
+ */
+final class DirectBuffers {
+    /**
+     * Room for the largest FPDU header (length, DDP untagged header, Read Request: 48 bytes) with an inlined payload
+     * of up to {@link FpduWriter#INLINE_PAYLOAD} bytes, pad and CRC; or for a trailer.
+     */
+    static final int SCRATCH = 128;
+    /** Payload copies come in two sizes: most Read Responses are small, the largest FPDU needs 64 KiB. */
+    static final int SMALL_COPY = 4096;
+    static final int LARGE_COPY = 65536;
+    /** Buffers kept for reuse, per size: enough for 4 MiB of large copies, 1 MiB of small ones in flight. */
+    private static final int KEPT_SCRATCH = 4096;
+    private static final int KEPT_SMALL = 256;
+    private static final int KEPT_LARGE = 64;
+
+    private final ArrayDeque<ByteBuffer> scratch = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> smallCopies = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> largeCopies = new ArrayDeque<>();
+
+    /** A cleared buffer of {@value #SCRATCH} bytes. Direct: NIO copies heap buffers into direct ones to write. */
+    ByteBuffer scratch() {
+        ByteBuffer b = scratch.poll();
+        return b != null ? b.clear() : ByteBuffer.allocateDirect(SCRATCH);
+    }
+
+    /** A cleared buffer with room for {@code length} (at most 64 KiB) bytes. */
+    ByteBuffer copy(int length) {
+        boolean small = length <= SMALL_COPY;
+        ByteBuffer b = (small ? smallCopies : largeCopies).poll();
+        return b != null ? b.clear() : ByteBuffer.allocateDirect(small ? SMALL_COPY : LARGE_COPY);
+    }
+
+    /** Takes back a buffer from {@link #scratch()} or {@link #copy(int)} that the socket is done with. */
+    void release(ByteBuffer b) {
+        switch (b.capacity()) {
+            case SCRATCH -> keep(scratch, b, KEPT_SCRATCH);
+            case SMALL_COPY -> keep(smallCopies, b, KEPT_SMALL);
+            case LARGE_COPY -> keep(largeCopies, b, KEPT_LARGE);
+            default -> throw new IllegalArgumentException("not one of ours: " + b);
+        }
+    }
+
+    private static void keep(ArrayDeque<ByteBuffer> pool, ByteBuffer b, int most) {
+        if (pool.size() < most) {
+            pool.push(b);
+        }
+    }
+}
