@@ -22,6 +22,8 @@ import java.util.Arrays;
 final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     private static final int INITIAL_SEGMENTS = 4;
     private final Pool pool;
+    /** Taken from its pool on the poller thread, so it goes back there; one made elsewhere is garbage after use. */
+    private final boolean pooled;
     private final Completions completions;
     private final Runnable deliver = this::deliver;
     private CompletionCallback callback;
@@ -49,8 +51,9 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     /** When it was handed to the provider, for a JFR slow-operation event; 0 when not timed. */
     private long submittedAt;
 
-    private CallbackOperation(Pool pool) {
+    private CallbackOperation(Pool pool, boolean pooled) {
         this.pool = pool;
+        this.pooled = pooled;
         this.completions = pool.target.completions();
     }
 
@@ -292,8 +295,10 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     /**
      * The idle operations of one target, confined to its poller thread: taken there when posting from the poller
      * (callbacks, application-driven runtimes), put back there after the callback. Any other thread gets a fresh
-     * operation, and one completed elsewhere (a completion executor, another poller taking from a shared receive
-     * queue) is left to the garbage collector, so the pool needs no synchronization.
+     * operation that is left to the garbage collector after use, as is a pooled one completed elsewhere (a
+     * completion executor, another poller taking from a shared receive queue), so the pool needs no
+     * synchronization, and it never holds more operations than the poller had in flight at once on this target
+     * (at most its queue depth): an idle connection keeps none it does not use.
      */
     static final class Pool {
         private static final int MAX_IDLE = 4096;
@@ -307,12 +312,15 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         }
 
         CallbackOperation acquire() {
-            CallbackOperation op = poller.inPollerThread() ? idle.poll() : null;
-            return op != null ? op : new CallbackOperation(this);
+            if (!poller.inPollerThread()) {
+                return new CallbackOperation(this, false);
+            }
+            CallbackOperation op = idle.poll();
+            return op != null ? op : new CallbackOperation(this, true);
         }
 
         void recycle(CallbackOperation op) {
-            if (idle.size() < MAX_IDLE && poller.inPollerThread()) {
+            if (op.pooled && idle.size() < MAX_IDLE && poller.inPollerThread()) {
                 idle.push(op);
             }
         }
