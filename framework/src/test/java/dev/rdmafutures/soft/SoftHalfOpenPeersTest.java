@@ -7,6 +7,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.conformance.ConformanceSupport;
+import dev.rdmafutures.conformance.FaultRows;
 import dev.rdmafutures.conformance.ProviderFixture;
 import dev.rdmafutures.soft.mpa.MpaMessage;
 import java.io.IOException;
@@ -103,7 +104,7 @@ class SoftHalfOpenPeersTest extends ConformanceSupport {
         assertThat(usedHeap() - heapBefore).as("heap growth").isLessThan(64L << 20);
         assertThat(guarded.pollerErrorCount()).isZero();
         assertThat(guarded.metrics().accepts()).isEqualTo(LEGITIMATE);
-        FaultRows.row(HALF_OPEN + " TCP connects that never send MPA, 1 dribbling 1 B/100 ms", 0,
+        FaultRows.row(HALF_OPEN + " TCP connects that never send MPA, 1 dribbling 1 B/100 ms", "soft", 0,
                 "all " + (HALF_OPEN + 1) + " sockets closed", "at the handshake deadline (" + HANDSHAKE.toMillis()
                         + " ms)", String.format("yes, %d connects at %.0f/s meanwhile", LEGITIMATE, perSecond),
                 "heap growth < 64 MiB");

@@ -12,6 +12,7 @@ import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.conformance.ConformanceSupport;
+import dev.rdmafutures.conformance.FaultRows;
 import dev.rdmafutures.conformance.ProviderFixture;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -118,7 +119,7 @@ class SoftKilledPeerTest extends ConformanceSupport {
             for (int i = 0; i < 64; i++) {
                 assertThat(sink.buffer().get(i)).isEqualTo(known.get(i));
             }
-            FaultRows.row("peer process killed (SIGKILL), 64 KiB READs", inFlight, failures + " " + completed
+            FaultRows.row("peer process killed (SIGKILL), 64 KiB READs", "soft", inFlight, failures + " " + completed
                     + " completed", settled.toMillis() + " ms after the kill (disconnect timeout "
                     + SoftFixture.DISCONNECT_TIMEOUT.toMillis() + " ms)", "yes, one disconnect report",
                     "64 B read on a new connection");

@@ -13,6 +13,7 @@ import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.conformance.ConformanceSupport;
+import dev.rdmafutures.conformance.FaultRows;
 import dev.rdmafutures.conformance.ProviderFixture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -81,7 +82,7 @@ class SoftLivenessTest extends ConformanceSupport {
         closeLater(await(await(listener.next()).accept()));
         MemoryRegion remote = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ));
         assertThat(await(closeLater(await(healthy)).read(sink, 0, remote.remote(), 0, 64)).bytes()).isEqualTo(64);
-        FaultRows.row("peer silent after MPA (kernel still ACKs), READs outstanding", 2, "IO_TIMEOUT=1 "
+        FaultRows.row("peer silent after MPA (kernel still ACKs), READs outstanding", "soft", 2, "IO_TIMEOUT=1 "
                 + awaitAnyFailure(second).status() + "=1", took.toMillis() + " ms after the post (liveness deadline "
                 + LIVENESS.toMillis() + " ms)", "yes", "64 B read on a new connection");
     }

@@ -1,0 +1,63 @@
+package dev.rdmafutures.conformance;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The threads and file descriptors this process holds at one moment, to show that whatever a test opened is gone
+ * after it closed everything. Descriptors are read from {@code /proc/self/fd}; where there is none, only threads count.
+ */
+record ProcessResources(Set<Thread> threads, Set<String> descriptors) {
+    private static final Path FDS = Path.of("/proc/self/fd");
+
+    static ProcessResources now() {
+        return new ProcessResources(Set.copyOf(Thread.getAllStackTraces().keySet()), openDescriptors());
+    }
+
+    /** Samples until nothing beyond {@code before} is left, or {@code within} has passed; returns the last sample. */
+    static ProcessResources settledTo(ProcessResources before, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        ProcessResources now = now();
+        while ((!now.newThreads(before).isEmpty() || !now.newDescriptors(before).isEmpty())
+                && System.nanoTime() - deadline < 0) {
+            Thread.sleep(100);
+            now = now();
+        }
+        return now;
+    }
+
+    /** Names of the live threads that were not alive in {@code before}. */
+    List<String> newThreads(ProcessResources before) {
+        return threads.stream().filter(t -> t.isAlive() && !before.threads.contains(t)).map(Thread::getName).toList();
+    }
+
+    /** Descriptors, as "number -> target", that {@code before} did not hold. */
+    List<String> newDescriptors(ProcessResources before) {
+        return descriptors.stream().filter(d -> !before.descriptors.contains(d)).sorted().toList();
+    }
+
+    private static Set<String> openDescriptors() {
+        if (!Files.isDirectory(FDS)) {
+            return Set.of();
+        }
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> fds = Files.list(FDS)) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    found.add(fd.getFileName() + " -> " + Files.readSymbolicLink(fd));
+                } catch (IOException closedMeanwhile) {
+                    // the listing's own descriptor, or one another thread closed while we listed: not held
+                }
+            }
+        } catch (IOException e) {
+            throw new AssertionError("cannot list " + FDS, e);
+        }
+        return Set.copyOf(found);
+    }
+}
