@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
 @Tag("soak")
 public abstract class AbstractSoakTest {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractSoakTest.class);
-    private static final Duration DURATION = Duration.ofSeconds(Long.getLong("rdmafutures.soak.seconds", 60));
     private static final int CONNECTIONS = Integer.getInteger("rdmafutures.soak.connections", 256);
+    private static final long SECONDS = Long.getLong("rdmafutures.soak.seconds", 60);
     private static final int MAX_SIZE = 1 << 20;
     /** One operation's local bytes: the largest size plus the gaps left between its segments. */
     private static final int AREA = MAX_SIZE + 64;
@@ -65,6 +65,16 @@ public abstract class AbstractSoakTest {
     /** How bin/faults' table names the provider (and device). */
     protected abstract String providerLabel();
 
+    /** Connections: {@code rdmafutures.soak.connections}, 256 by default; each holds 3 MiB of registered memory. */
+    protected int connections() {
+        return CONNECTIONS;
+    }
+
+    /** How long the operations run: {@code rdmafutures.soak.seconds}, 60 by default. */
+    protected Duration duration() {
+        return Duration.ofSeconds(SECONDS);
+    }
+
     private final LongAdder operations = new LongAdder();
     private final LongAdder bytesChecked = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
@@ -72,6 +82,8 @@ public abstract class AbstractSoakTest {
 
     @Test
     void connectionsRunMixedOperationsWithEveryByteCheckedAndNothingLeaks() throws Exception {
+        final int connections = connections();
+        final Duration duration = duration();
         warmUpClassesAndNatives();
         ProcessResources before = ProcessResources.now();
         RdmaRuntime server = fixture().runtimeBuilder().pollerThreads(2).threadNamePrefix("soak-server").build();
@@ -90,14 +102,14 @@ public abstract class AbstractSoakTest {
                     server.adapterInfo().maxInitiatorSge()));
             RdmaListener listener = server.listen(new InetSocketAddress(fixture().deviceAddress(), 0));
             long setupStart = System.nanoTime();
-            for (int i = 0; i < CONNECTIONS; i++) {
+            for (int i = 0; i < connections; i++) {
                 lanes.add(connect(i, client, server, listener, pattern, segments));
             }
             Duration setup = Duration.ofNanos(System.nanoTime() - setupStart);
 
             long start = System.nanoTime();
-            long end = start + DURATION.toNanos();
-            long warmedUp = start + DURATION.toNanos() / 4;
+            long end = start + duration.toNanos();
+            long warmedUp = start + duration.toNanos() / 4;
             lanes.forEach(lane -> lane.run(end, workers));
             memory.sampleUntil(end, warmedUp);
             List<CompletableFuture<Void>> finished = lanes.stream().map(lane -> lane.finished).toList();
@@ -134,11 +146,11 @@ public abstract class AbstractSoakTest {
 
             String mix = "READ " + kinds[0] + ", WRITE+READ back " + kinds[1] + ", SEND " + kinds[2];
             LOG.info("soak on {}: {} connections set up in {} ms, {} s, {} operations ({}), {} MiB checked, {}",
-                    providerLabel(), CONNECTIONS, setup.toMillis(), DURATION.toSeconds(), posted, mix,
+                    providerLabel(), connections, setup.toMillis(), duration.toSeconds(), posted, mix,
                     bytesChecked.sum() / MIB, memory);
-            FaultRows.row("soak: " + CONNECTIONS + " connections, 2 runtimes × 2 pollers, READ / WRITE / SEND of "
-                            + "1 B–1 MiB, up to " + segments + " segments, " + DURATION.toSeconds() + " s",
-                    providerLabel(), CONNECTIONS, posted + " completed once each (" + mix + "), 0 failed, 0 lost, "
+            FaultRows.row("soak: " + connections + " connections, 2 runtimes × 2 pollers, READ / WRITE / SEND of "
+                            + "1 B–1 MiB, up to " + segments + " segments, " + duration.toSeconds() + " s",
+                    providerLabel(), connections, posted + " completed once each (" + mix + "), 0 failed, 0 lost, "
                             + "0 duplicated", "no fault injected", "yes, for the whole run",
                     bytesChecked.sum() / MIB + " MiB checked; " + memory + "; threads and descriptors back to "
                             + "their count before");
@@ -169,9 +181,9 @@ public abstract class AbstractSoakTest {
         RdmaConnection s = request.withMaxSge(segments, 1).accept().get(20, TimeUnit.SECONDS);
         Lane lane = new Lane(index, c.get(20, TimeUnit.SECONDS), s, pattern, segments);
         lane.local = client.register(ByteBuffer.allocateDirect(2 * AREA), Access.LOCAL_WRITE, Access.REMOTE_READ);
+        // One operation at a time: the WRITE target doubles as the inbox SENDs land in.
         lane.target = server.register(ByteBuffer.allocateDirect(MAX_SIZE), Access.LOCAL_WRITE, Access.REMOTE_READ,
                 Access.REMOTE_WRITE);
-        lane.inbox = server.register(ByteBuffer.allocateDirect(MAX_SIZE), Access.LOCAL_WRITE);
         lane.postReceive().get(20, TimeUnit.SECONDS);
         return lane;
     }
@@ -193,7 +205,6 @@ public abstract class AbstractSoakTest {
         final CompletableFuture<Void> finished = new CompletableFuture<>();
         MemoryRegion local;
         MemoryRegion target;
-        MemoryRegion inbox;
         CompletableFuture<Completion> received;
         volatile String current = "nothing posted";
         final AtomicLong completed = new AtomicLong();
@@ -290,7 +301,7 @@ public abstract class AbstractSoakTest {
                     })
                     .thenCompose(message -> {
                         assertThat(message.bytes()).as("bytes received").isEqualTo(size);
-                        assertThat(inbox.buffer().slice(0, size).mismatch(ByteBuffer.wrap(PATTERN, source, size)))
+                        assertThat(target.buffer().slice(0, size).mismatch(ByteBuffer.wrap(PATTERN, source, size)))
                                 .as("the bytes received").isEqualTo(-1);
                         bytesChecked.add(size);
                         return postReceive();
@@ -303,8 +314,8 @@ public abstract class AbstractSoakTest {
          * receive.
          */
         CompletableFuture<Void> postReceive() {
-            received = server.receive(inbox, 0, MAX_SIZE);
-            return server.read(inbox, 0, local.remote(), 0, 0).thenAccept(ignored -> { });
+            received = server.receive(target, 0, MAX_SIZE);
+            return server.read(target, 0, local.remote(), 0, 0).thenAccept(ignored -> { });
         }
 
         /**
@@ -386,7 +397,7 @@ public abstract class AbstractSoakTest {
         void close() {
             client.close();
             server.close();
-            for (MemoryRegion region : new MemoryRegion[] {local, target, inbox}) {
+            for (MemoryRegion region : new MemoryRegion[] {local, target}) {
                 if (region != null) {
                     region.close();
                 }
