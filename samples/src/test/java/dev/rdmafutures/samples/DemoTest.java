@@ -22,6 +22,7 @@ class DemoTest {
                 .containsPattern("metrics: \\d+ operations posted, \\d+ completed, 0 failed")
                 .contains("connections: 1 connected, 1 accepted, 1 rejected, 1 connect failures {CONNECTION_REFUSED=1}, 2 open")
                 .containsPattern("poller rdmafutures-poller-0: [1-9]\\d* duty cycles")
+                .containsPattern("verdict: an 8 B READ takes \\d+\\.\\d\\dx the TCP round trip \\((RDMA|TCP) is faster\\); 64 KiB READs move \\d+\\.\\d\\dx a TCP stream")
                 .contains("demo finished: OK");
     }
 }
