@@ -27,6 +27,12 @@ final class FpduDecoder {
     private static final int MAX_CONTROL = 128;
     /** Payload pieces smaller than this, with more payload behind them, are filled through staging. */
     private static final int SMALL_PIECE = 1024;
+    /**
+     * Bytes one {@link #decode} takes from its socket before it yields to the poller's other connections, so that
+     * a connection whose peer never stops sending cannot starve them. It yields only between segments with nothing
+     * staged: the unread bytes stay in the socket, which the next poll finds readable again.
+     */
+    static final int READ_BUDGET = 256 * 1024;
 
     private enum Phase { HEADER, PAYLOAD, TRAILER, HELD, DEAD }
 
@@ -83,14 +89,21 @@ final class FpduDecoder {
         staging.flip();
     }
 
-    /** Parses and places what the socket has, until it has no more or a Send waits; returns whether bytes came. */
+    /**
+     * Parses and places what the socket has, until it has no more, a Send waits, or {@link #READ_BUDGET} is spent;
+     * returns whether bytes came.
+     */
     boolean decode() throws IOException {
         socketDrained = false;
         long before = bytesIn;
-        while (phase != Phase.DEAD && phase != Phase.HELD && step()) {
+        while (phase != Phase.DEAD && phase != Phase.HELD && !budgetSpent(before) && step()) {
             // each step consumes a header, payload bytes, or a trailer
         }
         return bytesIn != before;
+    }
+
+    private boolean budgetSpent(long before) {
+        return bytesIn - before >= READ_BUDGET && phase == Phase.HEADER && !staging.hasRemaining();
     }
 
     private boolean step() throws IOException {
