@@ -9,7 +9,10 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -25,38 +28,42 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * How the cost of {@code soft} connections grows with their number (issue 16), on loopback, both runtimes of the
- * pair in this one process.
+ * How the cost of {@code soft} connections grows with their number (issue 16), on loopback.
  *
- * <p>For each count N: a server runtime (one busy-spinning poller, as in the READ benchmarks) listening on
- * 127.0.0.1..127.0.0.k (one listener per {@value #PER_LISTENER} connections; Linux routes all of 127/8 to lo) and an
- * application-driven client runtime ({@code pollerThreads(0)}) that this thread drives. It establishes N
- * connections with at most {@value #IN_FLIGHT} connects in flight and reports the time; the memory an idle
- * connection holds, heap after a full GC plus direct buffers, before and after, divided by N (both ends of every
- * connection are in this process, so it is the cost of a client end and a server end together; the resident set's
- * growth is reported beside it, kernel socket memory is in neither); then the round trip of an 8 B READ on one
- * connection (callback API, busy-polling {@code poll()} as the headline benchmark does) while the others are idle,
- * and while a tenth of them each keep one 8 B READ outstanding, re-posted from its callback. The busy connections
- * belong to the same client runtime, so this thread's polls complete their READs too and the server's one poller
- * answers them all: a probe READ queues behind theirs, as it would on any one poller serving them.
+ * <p>For each count N: a server runtime (one busy-spinning poller, as in the READ benchmarks) in a child JVM,
+ * listening on 127.0.0.1..127.0.0.k (one listener per {@value #PER_LISTENER} connections; Linux routes all of 127/8 to
+ * lo), and here an application-driven client runtime ({@code pollerThreads(0)}) that this thread drives. Two
+ * processes, so that each holds one socket per connection: 10,000 connections fit a limit of 20,000 descriptors per
+ * process, which an unprivileged process cannot raise. It establishes N connections with at most
+ * {@value #IN_FLIGHT} connects in flight and reports the time; the memory an idle connection holds, heap after a
+ * full GC plus direct buffers of both JVMs, before and after, divided by N: a client end and a server end together
+ * (the resident sets' growth beside it; kernel socket memory is in neither); then the round trip of an 8 B READ on
+ * one connection (callback API, busy-polling {@code poll()} as the headline benchmark does) while the others are
+ * idle, and while a tenth of them each keep one 8 B READ outstanding, re-posted from its callback. The busy
+ * connections belong to the same client runtime, so this thread's polls complete their READs too and the server's
+ * one poller answers them all: a probe READ queues behind theirs, as it would on any one poller serving them.
  *
- * <p>Then the set-up rate: connect+accept per second with each number of concurrent connectors (threads that each
- * connect, wait until established and close; one poller per runtime, backing off), beside plain TCP on loopback
- * with as many threads doing a blocking connect, a 1-byte round trip and close against a one-thread NIO echo server.
+ * <p>Then the set-up rate, in this process: connect+accept per second with each number of concurrent connectors
+ * (threads that each connect, wait until established and close; one poller per runtime, backing off), beside plain
+ * TCP on loopback with as many threads doing a blocking connect, a 1-byte round trip and close against a one-thread
+ * NIO echo server.
  *
  * <p>Usage: {@code ConnectionScale COUNTS CONNECTORS SECONDS OUT.json} (lists comma-separated; SECONDS is each
  * latency and rate measurement's length, each after a warm-up of half of it). A first pass with one connection,
- * not reported, warms up the code. Needs two file descriptors per connection: it stops at once, saying so, if the
- * limit is lower.
+ * not reported, warms up the code. Each process needs a file descriptor per connection: it stops at once, saying
+ * so, if the limit is lower.
  */
 public final class ConnectionScale {
     /** Connects in flight while establishing: the listener's backlog holds them all. */
@@ -64,52 +71,32 @@ public final class ConnectionScale {
     /** Connections per listener address, well inside one address pair's ephemeral ports. */
     static final int PER_LISTENER = 2500;
     private static final int BACKLOG = 1024;
+    /** Connections made and closed in each runtime pair before its memory is measured. */
+    private static final int WARM_UP = 16;
     private static final int SIZE = 8;
     /** File descriptors the JVM, the selectors and the listeners need beside the connections' sockets. */
     private static final int SPARE_DESCRIPTORS = 256;
     private static final long SECOND = 1_000_000_000L;
     private static final int MAX_SAMPLES = 1 << 20;
 
-    private final RdmaRuntime server;
+    private final ServerProcess server;
     private final RdmaRuntime client;
-    private final List<RdmaListener> listeners = new ArrayList<>();
-    private final AtomicInteger accepted = new AtomicInteger();
-    private final AtomicReference<Throwable> acceptFailure = new AtomicReference<>();
-    private MemoryRegion clientRegion;
-    private RemoteBuffer serverBuffer;
+    private final MemoryRegion clientRegion;
     private RdmaConnection[] connections;
     /** Establishing: connects started and finished, on this thread only (the client runtime completes here). */
     private int inFlight;
     private int established;
     private Throwable connectFailure;
 
-    private ConnectionScale(int n) {
-        server = Pair.builder("soft").threadNamePrefix("scale-server").pollerThreads(1)
-                .idleStrategy(IdleStrategy.BUSY_SPIN).listenBacklog(BACKLOG).build();
-        client = Pair.builder("soft").threadNamePrefix("scale-client").pollerThreads(0).build();
-        int k = (n + PER_LISTENER - 1) / PER_LISTENER;
+    private ConnectionScale(int n) throws IOException {
+        server = new ServerProcess(n);
         try {
-            for (int i = 0; i < k; i++) {
-                RdmaListener l = server.listen(new InetSocketAddress(InetAddress.getByAddress(
-                        new byte[] {127, 0, 0, (byte) (i + 1)}), 0));
-                l.onRequest(r -> r.accept().whenComplete((c, e) -> {
-                    if (e != null) {
-                        acceptFailure.compareAndSet(null, e);
-                    } else {
-                        accepted.incrementAndGet();
-                    }
-                }));
-                listeners.add(l);
-            }
-        } catch (IOException e) {
-            close();
-            throw new IllegalStateException("cannot listen on 127.0.0.x", e);
+            client = Pair.builder("soft").threadNamePrefix("scale-client").pollerThreads(0).build();
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
         }
-        int busy = n / 10;
-        MemoryRegion serverRegion = server.register(ByteBuffer.allocateDirect(SIZE), Access.LOCAL_WRITE,
-                Access.REMOTE_READ);
-        serverBuffer = serverRegion.remote();
-        clientRegion = client.register(ByteBuffer.allocateDirect(SIZE * (busy + 1)), Access.LOCAL_WRITE);
+        clientRegion = client.register(ByteBuffer.allocateDirect(SIZE * (n / 10 + 1)), Access.LOCAL_WRITE);
     }
 
     private void close() {
@@ -121,36 +108,76 @@ public final class ConnectionScale {
     private static String measure(int n, double seconds) throws Exception {
         ConnectionScale s = new ConnectionScale(n);
         try {
-            long[] before = memory();
+            s.warmUp();
+            long[] before = s.memory();
             long start = System.nanoTime();
             s.establish(n);
             double establishSeconds = (System.nanoTime() - start) / 1e9;
-            long[] after = memory();
+            long[] after = s.memory();
             String idle = s.readLatency(seconds, 0);
             String busy = n >= 10 ? s.readLatency(seconds, n / 10) : "null";
             return String.format(Locale.ROOT, "{\"connections\": %d, \"listeners\": %d, \"establishSeconds\": %.4f, "
                             + "\"connectsPerSecond\": %.1f, \"heapBytesPerConnection\": %.1f, "
                             + "\"directBytesPerConnection\": %.1f, \"memoryBytesPerConnection\": %.1f, "
                             + "\"rssBytesPerConnection\": %.1f, \"readIdle\": %s, \"readBusy\": %s}",
-                    n, s.listeners.size(), establishSeconds, n / establishSeconds, (after[0] - before[0]) / (double) n,
-                    (after[1] - before[1]) / (double) n, (after[0] + after[1] - before[0] - before[1]) / (double) n,
-                    (after[2] - before[2]) / (double) n, idle, busy);
+                    n, s.server.listeners.size(), establishSeconds, n / establishSeconds,
+                    (after[0] - before[0]) / (double) n, (after[1] - before[1]) / (double) n,
+                    (after[0] + after[1] - before[0] - before[1]) / (double) n, (after[2] - before[2]) / (double) n,
+                    idle, busy);
         } finally {
             s.close();
+        }
+    }
+
+    /** {@link #memory()} of this process plus the server's. */
+    private long[] memory() throws IOException, InterruptedException {
+        long[] here = memoryHere();
+        long[] there = server.memory();
+        return new long[] {here[0] + there[0], here[1] + there[1], here[2] + there[2]};
+    }
+
+    /**
+     * Establishes {@value #WARM_UP} connections, moves a few READs on each, closes them and waits until both ends
+     * have let them go: the classes and caches a first connection brings into either JVM are then in the memory
+     * measured before, not counted as the first connections' cost.
+     */
+    private void warmUp() {
+        establish(WARM_UP);
+        Waiter w = new Waiter();
+        for (RdmaConnection c : connections) {
+            for (int i = 0; i < 100; i++) {
+                w.arm(1);
+                c.read(clientRegion, 0, server.buffer, 0, SIZE, w, 0);
+                await(w);
+                w.result();
+            }
+            c.close();
+        }
+        connections = null; // an ended connection's object still holds its buffers
+        long deadline = System.nanoTime() + 30 * SECOND;
+        while (client.metrics().open() > 0 || server.state()[1] > 0) {
+            for (int i = 0; i < 1000; i++) {
+                client.poll();
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the warm-up connections did not end within 30 s");
+            }
         }
     }
 
     /** Establishes {@code n} connections, {@value #IN_FLIGHT} at most in flight, until both ends report them. */
     private void establish(int n) {
         connections = new RdmaConnection[n];
+        established = 0;
+        long accepts = server.state()[0] + n;
         long deadline = System.nanoTime() + 60 * SECOND + n * 10_000_000L;
         int started = 0;
-        while (established < n || accepted.get() < n) {
+        while (established < n) {
             while (inFlight < IN_FLIGHT && started < n) {
                 int i = started++;
                 inFlight++;
                 CompletableFuture<RdmaConnection> f = client.connector()
-                        .connect(listeners.get(i % listeners.size()).localAddress()).start();
+                        .connect(server.listeners.get(i % server.listeners.size())).start();
                 f.whenComplete((c, e) -> {
                     inFlight--;
                     if (e != null) {
@@ -162,13 +189,23 @@ public final class ConnectionScale {
                 });
             }
             client.poll();
-            Throwable failed = connectFailure != null ? connectFailure : acceptFailure.get();
-            if (failed != null) {
-                throw new IllegalStateException("connection " + (established + 1) + " of " + n + " failed", failed);
+            if (connectFailure != null) {
+                throw new IllegalStateException("connection " + (established + 1) + " of " + n + " failed",
+                        connectFailure);
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("only " + established + " of " + n + " connections established ("
-                        + accepted.get() + " accepted) before the deadline");
+                throw new IllegalStateException("only " + established + " of " + n + " connections established "
+                        + "before the deadline");
+            }
+        }
+        // The server reports each connection once the client's RTR arrived: poll on until it has them all.
+        while (server.state()[0] < accepts) {
+            for (int i = 0; i < 1000; i++) {
+                client.poll();
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the server accepted only " + (n - accepts + server.state()[0])
+                        + " of " + n + " connections before the deadline");
             }
         }
     }
@@ -190,7 +227,7 @@ public final class ConnectionScale {
         do {
             w.arm(1);
             long t0 = System.nanoTime();
-            probe.read(clientRegion, 0, serverBuffer, 0, SIZE, w, 0);
+            probe.read(clientRegion, 0, server.buffer, 0, SIZE, w, 0);
             await(w);
             t = System.nanoTime();
             w.result();
@@ -241,7 +278,7 @@ public final class ConnectionScale {
 
         private void post(long i) {
             outstanding++;
-            connections[(int) i].read(clientRegion, SIZE * (int) i, serverBuffer, 0, SIZE, this, i);
+            connections[(int) i].read(clientRegion, SIZE * (int) i, server.buffer, 0, SIZE, this, i);
         }
 
         /** Stops re-posting and waits for the outstanding READs; returns the READs per second they completed. */
@@ -281,18 +318,166 @@ public final class ConnectionScale {
         return sorted.length == 0 ? 0 : sorted[Math.max(0, (int) Math.ceil(p * sorted.length) - 1)];
     }
 
-    /** Heap used after a full GC, direct buffer bytes, and the resident set (VmRSS), in bytes. */
-    private static long[] memory() throws IOException, InterruptedException {
-        for (int i = 0; i < 3; i++) {
+    /**
+     * Heap used after a full GC, direct buffer bytes, and the resident set (VmRSS) of this JVM, in bytes. A direct
+     * buffer's memory is freed by its cleaner after the GC found it unreachable, so it collects until two readings in
+     * a row agree (at most 3 s).
+     */
+    private static long[] memoryHere() throws IOException, InterruptedException {
+        long heap = -1;
+        long direct = -1;
+        for (int i = 0; i < 30; i++) {
             System.gc();
             Thread.sleep(100);
+            long h = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+            long d = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                    .filter(b -> b.getName().equals("direct")).mapToLong(BufferPoolMXBean::getMemoryUsed).sum();
+            if (h == heap && d == direct) {
+                break;
+            }
+            heap = h;
+            direct = d;
         }
-        long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-        long direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-                .filter(b -> b.getName().equals("direct")).mapToLong(BufferPoolMXBean::getMemoryUsed).sum();
         long rss = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("VmRSS:"))
                 .mapToLong(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024).findFirst().orElse(0);
         return new long[] {heap, direct, rss};
+    }
+
+    /**
+     * The server end of the connections, in a child JVM (this class with {@code --server N}), so that each process
+     * holds one socket per connection: 10,000 connections then fit a limit of 20,000 descriptors per process. It
+     * listens on 127.0.0.1..127.0.0.k, accepts every request and answers one-line commands on its standard input.
+     */
+    private static final class ServerProcess implements AutoCloseable {
+        private static final String ENDED = "";
+        final List<InetSocketAddress> listeners = new ArrayList<>();
+        final RemoteBuffer buffer;
+        private final Process process;
+        private final PrintWriter commands;
+        private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+
+        ServerProcess(int n) throws IOException {
+            process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel="
+                            + System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"),
+                    "-cp", System.getProperty("java.class.path"), ConnectionScale.class.getName(), "--server",
+                    Integer.toString(n)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+            Thread reader = new Thread(() -> {
+                try (BufferedReader r = process.inputReader(StandardCharsets.UTF_8)) {
+                    for (String line; (line = r.readLine()) != null; ) {
+                        answers.add(line);
+                    }
+                } catch (IOException e) {
+                    // the process ended: ENDED says so
+                } finally {
+                    answers.add(ENDED);
+                }
+            }, "scale-server-output");
+            reader.setDaemon(true);
+            reader.start();
+            try {
+                String[] listening = expect("listening");
+                for (int i = 1; i < listening.length; i++) {
+                    int colon = listening[i].lastIndexOf(':');
+                    listeners.add(new InetSocketAddress(InetAddress.getByName(listening[i].substring(0, colon)),
+                            Integer.parseInt(listening[i].substring(colon + 1))));
+                }
+                buffer = RemoteBuffer.decode(HexFormat.of().parseHex(expect("region")[1]));
+            } catch (IOException | RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        /** Connections the server accepted (established) so far, and those of them open now. */
+        long[] state() {
+            String[] a = ask("state");
+            return new long[] {Long.parseLong(a[1]), Long.parseLong(a[2])};
+        }
+
+        /** Heap after a full GC, direct and resident bytes of the server process. */
+        long[] memory() {
+            String[] m = ask("memory");
+            return new long[] {Long.parseLong(m[1]), Long.parseLong(m[2]), Long.parseLong(m[3])};
+        }
+
+        private String[] ask(String command) {
+            commands.println(command);
+            return expect(command);
+        }
+
+        /** The server's next line, which must start with {@code word}. */
+        private String[] expect(String word) {
+            String line;
+            try {
+                line = answers.poll(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted waiting for the server process", e);
+            }
+            if (line == null || line.equals(ENDED)) {
+                throw new IllegalStateException(line == null ? "the server process did not answer '" + word
+                        + "' within 60 s" : "the server process ended before it answered '" + word + "'");
+            }
+            String[] fields = line.split(" ");
+            if (!fields[0].equals(word)) {
+                throw new IllegalStateException("the server process answered '" + word + "' with: " + line);
+            }
+            return fields;
+        }
+
+        @Override
+        public void close() {
+            commands.println("quit");
+            try {
+                if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The child's side of {@link ServerProcess}: serves {@code n} connections until told to quit. */
+    private static void serve(int n) throws IOException, InterruptedException {
+        AtomicInteger accepted = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (RdmaRuntime server = Pair.builder("soft").threadNamePrefix("scale-server").pollerThreads(1)
+                .idleStrategy(IdleStrategy.BUSY_SPIN).listenBacklog(BACKLOG).build()) {
+            StringBuilder listening = new StringBuilder("listening");
+            for (int i = 0; i < (n + PER_LISTENER - 1) / PER_LISTENER; i++) {
+                RdmaListener l = server.listen(new InetSocketAddress(InetAddress.getByAddress(
+                        new byte[] {127, 0, 0, (byte) (i + 1)}), 0));
+                l.onRequest(r -> r.accept().whenComplete((c, e) -> {
+                    if (e != null) {
+                        failure.compareAndSet(null, e);
+                    } else {
+                        accepted.incrementAndGet();
+                    }
+                }));
+                listening.append(' ').append(l.localAddress().getAddress().getHostAddress()).append(':')
+                        .append(l.localAddress().getPort());
+            }
+            System.out.println(listening);
+            MemoryRegion region = server.register(ByteBuffer.allocateDirect(SIZE), Access.LOCAL_WRITE,
+                    Access.REMOTE_READ);
+            System.out.println("region " + HexFormat.of().formatHex(region.remote().encode()));
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            for (String command; (command = in.readLine()) != null && !command.equals("quit"); ) {
+                switch (command) {
+                    case "state" -> System.out.println(failure.get() != null ? "error an accept failed: "
+                            + failure.get() : "state " + accepted.get() + " " + server.metrics().open());
+                    case "memory" -> {
+                        long[] m = memoryHere();
+                        System.out.println("memory " + m[0] + " " + m[1] + " " + m[2]);
+                    }
+                    default -> System.out.println("error unknown command: " + command);
+                }
+            }
+        }
     }
 
     // ---------------------------------------------------------------------------------------------- set-up rate
@@ -442,17 +627,22 @@ public final class ConnectionScale {
 
     /** Fails with what to do when the process may open fewer descriptors than {@code n} connections need. */
     private static void checkDescriptors(int n) {
-        long need = 2L * n + (n + PER_LISTENER - 1) / PER_LISTENER + SPARE_DESCRIPTORS;
+        long need = n + (n + PER_LISTENER - 1) / PER_LISTENER + SPARE_DESCRIPTORS;
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os
                 && os.getMaxFileDescriptorCount() < need) {
             throw new IllegalStateException(String.format(Locale.ROOT, "%d connections need about %d file descriptors"
-                    + " (both ends are in this process), but the limit is %d: raise it first, e.g. 'ulimit -n 65536' "
+                    + " in each of the two processes, but the limit is %d: raise it first, e.g. 'ulimit -n 65536' "
                     + "(as root) or 'prlimit --nofile=65536 --pid <shell pid>'", n, need,
                     os.getMaxFileDescriptorCount()));
         }
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("--server")) {
+            checkDescriptors(Integer.parseInt(args[1]));
+            serve(Integer.parseInt(args[1]));
+            return;
+        }
         if (args.length != 4) {
             throw new IllegalArgumentException("usage: ConnectionScale COUNTS CONNECTORS SECONDS OUT.json");
         }
@@ -475,7 +665,7 @@ public final class ConnectionScale {
             System.out.println(rates.get(rates.size() - 1));
         }
         String json = String.format(Locale.ROOT, "{\"provider\": \"soft\", \"cores\": %d, \"inFlight\": %d, "
-                        + "\"perListener\": %d, \"bothEndsInProcess\": true, \"seconds\": %s, \"results\": [%n  %s%n], "
+                        + "\"perListener\": %d, \"serverInChildProcess\": true, \"seconds\": %s, \"results\": [%n  %s%n], "
                         + "\"setupRate\": [%n  %s%n]}%n", Runtime.getRuntime().availableProcessors(), IN_FLIGHT,
                 PER_LISTENER, args[2], String.join(",\n  ", rows), String.join(",\n  ", rates));
         Files.writeString(Path.of(args[3]), json, StandardCharsets.UTF_8);
