@@ -4,10 +4,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
- * The direct buffers the sockets of one poller write from: FPDU headers and trailers ({@link #SCRATCH} bytes) and
- * payload copies (4 KiB or 64 KiB). Shared by every connection of the poller and confined to its thread, so a
- * connection holds none while it is idle, and the buffers kept for reuse are capped per poller: past the cap a
- * returned buffer is left to the garbage collector. A steady data path still allocates nothing.
+ * The direct buffers the sockets of one poller write from and read into: FPDU headers and trailers
+ * ({@link #SCRATCH} bytes), payload copies (4 KiB or 64 KiB) and the staging an inbound stream is parsed in
+ * ({@link #STAGING} bytes). Shared by every connection of the poller and confined to its thread, so a connection
+ * holds none while it is idle, and the buffers kept for reuse are capped per poller: past the cap a returned buffer
+ * is left to the garbage collector. A steady data path still allocates nothing.
  */
 final class DirectBuffers {
     /**
@@ -18,14 +19,19 @@ final class DirectBuffers {
     /** Payload copies come in two sizes: most Read Responses are small, the largest FPDU needs 64 KiB. */
     static final int SMALL_COPY = 4096;
     static final int LARGE_COPY = 65536;
+    /** Inbound staging: a burst of small FPDUs is read with one call. */
+    static final int STAGING = 8 * 1024;
     /** Buffers kept for reuse, per size: enough for 4 MiB of large copies, 1 MiB of small ones in flight. */
     private static final int KEPT_SCRATCH = 4096;
     private static final int KEPT_SMALL = 256;
     private static final int KEPT_LARGE = 64;
+    /** A connection holds staging only while it has part of an FPDU; the poller parses one stream at a time. */
+    private static final int KEPT_STAGING = 16;
 
     private final ArrayDeque<ByteBuffer> scratch = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> smallCopies = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> largeCopies = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> staging = new ArrayDeque<>();
 
     /** A cleared buffer of {@value #SCRATCH} bytes. Direct: NIO copies heap buffers into direct ones to write. */
     ByteBuffer scratch() {
@@ -40,12 +46,19 @@ final class DirectBuffers {
         return b != null ? b.clear() : ByteBuffer.allocateDirect(small ? SMALL_COPY : LARGE_COPY);
     }
 
-    /** Takes back a buffer from {@link #scratch()} or {@link #copy(int)} that the socket is done with. */
+    /** An empty staging buffer of {@value #STAGING} bytes in read mode (position and limit 0). */
+    ByteBuffer staging() {
+        ByteBuffer b = staging.poll();
+        return (b != null ? b.clear() : ByteBuffer.allocateDirect(STAGING)).flip();
+    }
+
+    /** Takes back a buffer from {@link #scratch()}, {@link #copy(int)} or {@link #staging()} that is done with. */
     void release(ByteBuffer b) {
         switch (b.capacity()) {
             case SCRATCH -> keep(scratch, b, KEPT_SCRATCH);
             case SMALL_COPY -> keep(smallCopies, b, KEPT_SMALL);
             case LARGE_COPY -> keep(largeCopies, b, KEPT_LARGE);
+            case STAGING -> keep(staging, b, KEPT_STAGING);
             default -> throw new IllegalArgumentException("not one of ours: " + b);
         }
     }

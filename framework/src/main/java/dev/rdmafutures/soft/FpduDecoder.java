@@ -17,13 +17,13 @@ import java.util.zip.CRC32C;
  * validates each segment's header (framing, versions, opcode, control fields) before a byte of payload moves, then
  * lets {@link Placement} target the payload and reads it there, piece by piece when it is scattered over several
  * segments: bytes that arrived with the header are copied from an 8 KiB staging buffer, the rest is read from the
- * socket directly into the region. The CRC is checked before a Read Request is answered or a message completes. A
+ * socket directly into the region. The staging buffer is the poller's ({@link DirectBuffers}), held only while part
+ * of an FPDU waits in it or a segment is being parsed, so an idle connection holds none. The CRC is checked before a Read Request is answered or a message completes. A
  * Send that finds no posted receive (on the connection, or in its shared receive queue) is held, with the socket
  * unread, until a receive is posted or the handshake timeout passes; then the connection is terminated (NO_BUFFER),
  * so no message is dropped silently. Poller thread only.
  */
 final class FpduDecoder {
-    private static final int STAGING = 8 * 1024;
     private static final int MAX_CONTROL = 128;
     /** Payload pieces smaller than this, with more payload behind them, are filled through staging. */
     private static final int SMALL_PIECE = 1024;
@@ -46,7 +46,11 @@ final class FpduDecoder {
     private final SendScheduler scheduler;
     private final Duration receiveWait;
     private final CRC32C crc = new CRC32C();
-    private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).flip();
+    private final DirectBuffers buffers;
+    /** In read mode; null while no bytes wait in it between FPDUs. */
+    private ByteBuffer staging;
+    /** Inside {@link #decode()}: a stop from within it leaves the staging buffer to its end. */
+    private boolean decoding;
     private Phase phase = Phase.HEADER;
     private Cancellable receiveDeadline;
     /** A read this round returned less than it had room for: another read would return 0, so skip it. */
@@ -75,6 +79,7 @@ final class FpduDecoder {
         this.connection = connection;
         this.transport = connection.transport();
         this.channel = transport.channel();
+        this.buffers = connection.loop().directBuffers();
         this.framing = framing;
         this.placement = placement;
         this.responder = responder;
@@ -84,6 +89,9 @@ final class FpduDecoder {
 
     /** Takes bytes that arrived before the queue pair existed (right behind the MPA exchange). */
     void adopt(ByteBuffer early) {
+        if (staging == null) {
+            staging = buffers.staging();
+        }
         staging.compact();
         staging.put(early);
         staging.flip();
@@ -96,14 +104,31 @@ final class FpduDecoder {
     boolean decode() throws IOException {
         socketDrained = false;
         long before = bytesIn;
-        while (phase != Phase.DEAD && phase != Phase.HELD && !budgetSpent(before) && step()) {
-            // each step consumes a header, payload bytes, or a trailer
+        if (staging == null) {
+            staging = buffers.staging();
+        }
+        decoding = true;
+        try {
+            while (phase != Phase.DEAD && phase != Phase.HELD && !budgetSpent(before) && step()) {
+                // each step consumes a header, payload bytes, or a trailer
+            }
+        } finally {
+            decoding = false;
+            releaseStagingIfIdle();
         }
         return bytesIn != before;
     }
 
     private boolean budgetSpent(long before) {
         return bytesIn - before >= READ_BUDGET && phase == Phase.HEADER && !staging.hasRemaining();
+    }
+
+    /** Between FPDUs with nothing read ahead, or once dead, the staging buffer goes back to the poller. */
+    private void releaseStagingIfIdle() {
+        if (staging != null && (phase == Phase.DEAD || phase == Phase.HEADER && !staging.hasRemaining())) {
+            buffers.release(staging);
+            staging = null;
+        }
     }
 
     private boolean step() throws IOException {
@@ -362,6 +387,9 @@ final class FpduDecoder {
     /** Stops parsing for good (the connection ended); a held Send's deadline is cancelled. */
     void stop() {
         phase = Phase.DEAD;
+        if (!decoding) {
+            releaseStagingIfIdle();
+        }
         if (receiveDeadline != null) {
             receiveDeadline.cancel();
         }

@@ -43,6 +43,8 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     private ConnectionEvents connectionEvents;
     /** Inside {@link #drainInbound}: its loop hands the bytes after the current message on. */
     private boolean draining;
+    /** Its place in its loop's list of established connections, -1 when not in it; the loop's to keep. */
+    int establishedIndex = -1;
 
     SoftConnection(SoftEventLoop loop, SocketChannel channel, ConnectionLifecycle lifecycle) {
         this.loop = loop;

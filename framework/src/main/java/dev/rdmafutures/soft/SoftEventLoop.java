@@ -81,11 +81,20 @@ final class SoftEventLoop implements EventLoop {
 
     void deregister(SelectionHandler handler) {
         handlers.remove(handler);
-        established.remove(handler);
+        if (handler instanceof SoftConnection connection && connection.establishedIndex >= 0) {
+            // The last one takes its place: O(1) with thousands established, where remove(Object) walked them all.
+            SoftConnection last = established.remove(established.size() - 1);
+            if (last != connection) {
+                established.set(connection.establishedIndex, last);
+                last.establishedIndex = connection.establishedIndex;
+            }
+            connection.establishedIndex = -1;
+        }
     }
 
     /** An established connection whose socket polls may read directly. */
     void readDirectly(SoftConnection connection) {
+        connection.establishedIndex = established.size();
         established.add(connection);
     }
 
@@ -97,7 +106,8 @@ final class SoftEventLoop implements EventLoop {
         commandsBeforeEvents = -1;
         int work = 0;
         if (!established.isEmpty() && established.size() <= DIRECT_READ_LIMIT) {
-            // By index: a connection that closes while reading leaves the list (its successor waits a poll).
+            // By index: a connection that closes while reading leaves the list, the last one taking its place
+            // (which then waits a poll).
             for (int i = 0; i < established.size(); i++) {
                 SoftConnection connection = established.get(i);
                 if (connection.readDirectly()) {
