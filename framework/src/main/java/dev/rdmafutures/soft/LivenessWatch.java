@@ -7,11 +7,12 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Ends a connection whose peer went silent while it owed us something: a Read Response, or room in the socket for
- * our bytes. TCP alone would retransmit for about 15 minutes before giving up on a cut link. Every quarter of the
- * deadline a timer looks whether the peer moved (bytes arrived, or the socket took bytes) since the last look; once
- * it has not for the whole deadline while something was owed, {@code onSilence} runs. So a silent peer is detected
- * between the deadline and 1.25 times it after its last sign of life. The data path only counts, without a clock.
- * Poller thread only.
+ * our bytes. TCP alone would retransmit for about 15 minutes before giving up on a cut link. While something is
+ * owed, a timer looks every quarter of the deadline whether the peer moved (bytes arrived, or the socket took bytes)
+ * since the last look; once it has not for the whole deadline, {@code onSilence} runs. So a silent peer is detected
+ * between the deadline and 1.25 times it after its last sign of life. The timer runs only from {@link #arm} (a
+ * request posted, bytes the socket would not take) until a look finds nothing owed, so idle connections cost the
+ * poller nothing however many there are. The data path only counts, without a clock. Poller thread only.
  */
 final class LivenessWatch {
     private final PollerContext poller;
@@ -22,6 +23,7 @@ final class LivenessWatch {
     private long progress;
     private long seenProgress;
     private long quietSince;
+    private final Runnable check = this::check;
     private Cancellable timer;
     private boolean stopped;
 
@@ -34,9 +36,13 @@ final class LivenessWatch {
         this.onSilence = onSilence;
     }
 
-    void start() {
-        quietSince = System.nanoTime();
-        timer = poller.schedule(period, this::check);
+    /** Something may be owed from now on: watches, unless it already does. */
+    void arm() {
+        if (timer == null && !stopped) {
+            seenProgress = progress;
+            quietSince = System.nanoTime();
+            timer = poller.schedule(period, check);
+        }
     }
 
     /** The peer showed life: bytes arrived, or the socket took ours. */
@@ -57,8 +63,11 @@ final class LivenessWatch {
         if (stopped) {
             return;
         }
+        if (!owed.getAsBoolean()) {
+            return; // nothing owed: the next arm() watches again
+        }
         long now = System.nanoTime();
-        if (progress != seenProgress || !owed.getAsBoolean()) {
+        if (progress != seenProgress) {
             seenProgress = progress;
             quietSince = now;
         } else if (now - quietSince >= timeoutNanos) {
@@ -66,6 +75,6 @@ final class LivenessWatch {
             onSilence.run();
             return;
         }
-        timer = poller.schedule(period, this::check);
+        timer = poller.schedule(period, check);
     }
 }

@@ -53,7 +53,6 @@ final class SoftQueuePair {
         this.decoder = new FpduDecoder(this, connection, framing, placement, responder, scheduler, receiveWait);
         this.liveness = new LivenessWatch(connection.poller(), livenessTimeout,
                 () -> scheduler.awaitsPeer() || transport.awaitsWritable(), this::onSilentPeer);
-        liveness.start();
     }
 
     /**
@@ -84,6 +83,7 @@ final class SoftQueuePair {
         }
         if (request.kind() != WorkRequest.Kind.RECEIVE) {
             scheduler.post(request);
+            liveness.arm();
             return;
         }
         placement.post(request);
@@ -115,6 +115,9 @@ final class SoftQueuePair {
         }
         if (transport.awaitsWritable()) {
             transport.flush(); // read responses queued while parsing go out in one burst
+            if (transport.awaitsWritable()) {
+                liveness.arm(); // the peer owes us room for the rest
+            }
         }
         if (arrived) {
             liveness.progressed();

@@ -4,17 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.PollerMetrics;
+import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.conformance.ConformanceSupport;
 import dev.rdmafutures.conformance.ProviderFixture;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
  * What an idle soft connection costs (issue 16: thousands of them in one runtime): once its data path is quiet it
- * holds no direct buffer of its own; the poller's pools serve whichever connection has bytes to parse or send.
+ * holds no direct buffer of its own; the poller's pools serve whichever connection has bytes to parse or send; and
+ * it arms no timer, so the poller has nothing to do for it.
  */
 class SoftIdleConnectionsTest extends ConformanceSupport {
     private static final int CONNECTIONS = 64;
@@ -44,5 +50,34 @@ class SoftIdleConnectionsTest extends ConformanceSupport {
         // Each end used to keep an 8 KiB inbound staging buffer for life: two per connection.
         assertThat(directBuffers() - before).as("direct buffers allocated for %d idle connections", CONNECTIONS)
                 .isLessThan(CONNECTIONS / 4);
+    }
+
+    @Test
+    void idleConnectionsArmNoTimers() throws Exception {
+        // A liveness deadline of 40 ms would look at each connection every 10 ms if idle ones were watched.
+        RdmaRuntime quickServer = closeLater(fixture().runtimeBuilder().livenessTimeout(Duration.ofMillis(40))
+                .build());
+        RdmaRuntime quickClient = closeLater(fixture().runtimeBuilder().livenessTimeout(Duration.ofMillis(40))
+                .build());
+        RdmaListener listener = closeLater(quickServer.listen(anyPort()));
+        MemoryRegion served = quickServer.register(ByteBuffer.allocateDirect(8), Access.LOCAL_WRITE,
+                Access.REMOTE_READ);
+        MemoryRegion sink = quickClient.register(ByteBuffer.allocateDirect(8), Access.LOCAL_WRITE);
+        for (int i = 0; i < CONNECTIONS; i++) {
+            CompletableFuture<RdmaConnection> c = quickClient.connector().connect(listener.localAddress()).start();
+            closeLater(await(await(listener.next()).accept()));
+            RdmaConnection connection = closeLater(await(c));
+            await(connection.read(sink, 0, served.remote(), 0, 8)); // armed the watch once
+        }
+        Thread.sleep(100); // the watches armed by the READs look once, find nothing owed, and stop
+        long before = workCycles(quickClient) + workCycles(quickServer);
+        Thread.sleep(400);
+        long during = workCycles(quickClient) + workCycles(quickServer) - before;
+        assertThat(during).as("poller cycles with work over 400 ms with %d idle connections", CONNECTIONS)
+                .isLessThan(CONNECTIONS);
+    }
+
+    private static long workCycles(RdmaRuntime runtime) {
+        return runtime.metrics().pollers().stream().mapToLong(PollerMetrics::workCycles).sum();
     }
 }
