@@ -10,6 +10,9 @@ import os
 import re
 import sys
 
+from scale_report import (plot_pollers, plot_scale, poller_markdown, poller_targets, scale_markdown,
+                          scale_targets)
+
 MIB = 1 << 20
 
 
@@ -146,101 +149,6 @@ def allocation_targets(checks):
     return out
 
 
-def scale_targets(scale):
-    """Issue 16's targets, judged from ConnectionScale: each ratio compares two numbers of the same run."""
-    if not scale:
-        return []
-    rows = sorted(scale["results"], key=lambda r: r["connections"])
-    out = []
-    largest = rows[-1]
-    n = largest["connections"]
-    if n >= 10000:  # quick runs stop short of it: not measured there
-        out.append({"target": "10,000 idle soft connections in one runtime pair", "goal": ">= 10000 established",
-                    "ratio": None, "measured": f"{n} established in {largest['establishSeconds']:.2f} s", "met": True})
-    mem = largest["memoryBytesPerConnection"]
-    out.append({"target": f"memory per idle soft connection at {n} (heap + direct, client and server end)",
-                "goal": "<= 32 KiB", "ratio": None,
-                "measured": f"{mem / 1024:.1f} KiB (heap {largest['heapBytesPerConnection'] / 1024:.1f}, "
-                            f"direct {largest['directBytesPerConnection'] / 1024:.1f})", "met": mem <= 32 * 1024})
-    one = next((r for r in rows if r["connections"] == 1), None)
-    if one and n > 1:
-        value = largest["readIdle"]["p50Us"] / one["readIdle"]["p50Us"]
-        out.append({"target": f"8 B READ p50 with {n} connections (the rest idle) vs 1 connection", "goal": "<= 1.2x",
-                    "ratio": round(value, 3), "met": value <= 1.2,
-                    "measured": f"{largest['readIdle']['p50Us']:.2f} vs {one['readIdle']['p50Us']:.2f} us"})
-    for r in scale["setupRate"]:
-        out.append({"target": f"soft connect+accept per second, {r['connectors']} connector(s), vs TCP connect + "
-                              "1-byte round trip", "goal": ">= 0.8x", "ratio": round(r["ratio"], 3),
-                    "measured": f"{r['softPerSecond']:.0f} vs {r['tcpPerSecond']:.0f} /s", "met": r["ratio"] >= 0.8})
-    return out
-
-
-def plot_scale(scale, out_dir):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    rows = sorted(scale["results"], key=lambda r: r["connections"])
-    n = [r["connections"] for r in rows]
-    fig, (mem, setup, read) = plt.subplots(1, 3, figsize=(16, 4.5))
-    for key, label in (("memoryBytesPerConnection", "heap + direct"), ("heapBytesPerConnection", "heap"),
-                       ("directBytesPerConnection", "direct")):
-        mem.plot(n, [r[key] / 1024 for r in rows], marker="o", label=label)
-    mem.axhline(32, linestyle="--", color="gray", linewidth=1, label="target 32 KiB")
-    mem.set_ylabel("KiB per connection (both ends)")
-    setup.plot(n, [r["establishSeconds"] for r in rows], marker="o", label=f"all N, {scale['inFlight']} in flight")
-    setup.set_yscale("log")
-    setup.set_ylabel("seconds to establish N")
-    read.plot(n, [r["readIdle"]["p50Us"] for r in rows], marker="o", label="p50, the rest idle")
-    busy = [(r["connections"], r["readBusy"]["p50Us"]) for r in rows if r.get("readBusy")]
-    if busy:
-        read.plot([b[0] for b in busy], [b[1] for b in busy], marker="o", label="p50, a tenth busy")
-    read.set_yscale("log")
-    read.set_ylabel("8 B READ round trip, us")
-    for ax, title in ((mem, "memory per idle connection"), (setup, "set-up time"), (read, "READ on one connection")):
-        ax.set_xscale("log")
-        ax.set_xlabel("connections")
-        ax.set_title(title)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "scale.png"), dpi=110)
-    plt.close(fig)
-
-
-def scale_markdown(scale):
-    if not scale:
-        return []
-    rows = sorted(scale["results"], key=lambda r: r["connections"])
-    one = next((r for r in rows if r["connections"] == 1), None)
-    ratio = lambda r, key: "" if not one or not r.get(key) else f"{r[key]['p50Us'] / one['readIdle']['p50Us']:.2f}x"
-    lines = ["## Connection scale (ConnectionScale, soft on loopback)", "",
-             f"N connections between one client runtime (application-driven, this thread polls) and one server "
-             f"runtime (one busy-spinning poller) in a second JVM, listening on 127.0.0.1..k (one listener per "
-             f"{scale['perListener']} connections), {scale['inFlight']} connects in flight. Memory: heap after a "
-             "full GC plus direct buffers of both JVMs, after minus before, per connection (a client end and a "
-             "server end); the resident set's growth beside it; kernel socket memory is in neither. READ: 8 B, "
-             "callback API, on one connection while the rest are idle, and while a tenth of them each keep one "
-             "READ outstanding on the same runtimes (the probe queues behind theirs). Ratios are to N = 1.", "",
-             "| N | set-up time | connects/s | memory/conn | heap | direct | RSS | READ p50 idle | p99 | ratio | "
-             "READ p50 10% busy | p99 | ratio | busy READs/s |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        b = r.get("readBusy")
-        busy = (f"{b['p50Us']:.1f} us | {b['p99Us']:.1f} us | {ratio(r, 'readBusy')} | {b['busyReadsPerSecond']:.0f}"
-                if b else " | | | ")
-        lines.append(f"| {r['connections']} | {r['establishSeconds'] * 1000:.1f} ms | {r['connectsPerSecond']:.0f} | "
-                     f"{r['memoryBytesPerConnection'] / 1024:.1f} KiB | {r['heapBytesPerConnection'] / 1024:.1f} KiB | "
-                     f"{r['directBytesPerConnection'] / 1024:.1f} KiB | {r['rssBytesPerConnection'] / 1024:.1f} KiB | "
-                     f"{r['readIdle']['p50Us']:.1f} us | {r['readIdle']['p99Us']:.1f} us | {ratio(r, 'readIdle')} | "
-                     f"{busy} |")
-    lines += ["", "Set-up rate: threads that each connect, wait until established and close, against a one-poller "
-                  "server (soft; both runtimes back off) or a one-thread NIO echo server (TCP: blocking connect, a "
-                  "1-byte round trip, close).", "", "| connectors | soft connect+accept/s | TCP connect+round trip/s | ratio |",
-              "|---|---|---|---|"]
-    for r in scale["setupRate"]:
-        lines.append(f"| {r['connectors']} | {r['softPerSecond']:.0f} | {r['tcpPerSecond']:.0f} | {r['ratio']:.2f} |")
-    return lines + ["", "![scale](scale.png)", ""]
-
-
 def plot(rows, out_dir):
     import matplotlib
     matplotlib.use("Agg")
@@ -298,7 +206,7 @@ def plot(rows, out_dir):
         plt.close(fig)
 
 
-def markdown(out_dir, machine, rows, goals, checks, scale):
+def markdown(out_dir, machine, rows, goals, checks, scale, pollers):
     lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see the project README).",
              "Ratios compare numbers from this one run; the VM's RDMA is emulated (TCG), so only its ratios mean "
              "anything.", "", "```", machine.strip(), "```", "", "## Targets (issues 6 and 16)", "",
@@ -310,6 +218,7 @@ def markdown(out_dir, machine, rows, goals, checks, scale):
     if rows:
         lines += ["![latency](latency.png)", "", "![throughput](throughput.png)", ""]
     lines += scale_markdown(scale)
+    lines += poller_markdown(pollers)
     lines += ["## Allocation per operation (AllocationCheck)", "",
               "Exact bytes allocated in steady state by the thread that posts and completes the operations (an "
               "application-driven runtime) and by the server's poller thread. The B/op column of the results below "
@@ -331,14 +240,27 @@ def markdown(out_dir, machine, rows, goals, checks, scale):
     open(os.path.join(out_dir, "README.md"), "w").write("\n".join(lines) + "\n")
 
 
+def iperf3_parallel(raw):
+    """iperf3 -P N runs (raw/iperf3-P<N>.json): N streams' received MiB/s, by N."""
+    found = {}
+    for path in glob.glob(os.path.join(raw, "iperf3-P*.json")):
+        n = int(re.search(r"iperf3-P(\d+)\.json$", path).group(1))
+        found[n] = json.load(open(path))["end"]["sum_received"]["bits_per_second"] / 8 / MIB
+    return found
+
+
 def main(out_dir):
     raw = os.path.join(out_dir, "raw")
     rows = []
     checks = {}
     scale = None
+    pollers = None
     for path in sorted(glob.glob(os.path.join(raw, "*.json"))):
         name = os.path.basename(path)
-        if name == "iperf3.json":
+        if name.startswith("iperf3"):
+            continue
+        if name == "pollers-host.json":
+            pollers = {"results": json.load(open(path)), "iperf3": iperf3_parallel(raw)}
             continue
         if name == "scale-host.json":
             scale = json.load(open(path))
@@ -349,15 +271,18 @@ def main(out_dir):
         m = re.search(r"-((?:rxe|siw)\d+)\.json$", path)
         rows += jmh_rows(path, m.group(1) if m else "host")
     rows += native_rows(raw)
-    goals = targets(rows) + allocation_targets(checks) + scale_targets(scale)
+    goals = targets(rows) + allocation_targets(checks) + scale_targets(scale) + poller_targets(pollers)
     machine = open(os.path.join(out_dir, "machine.txt")).read()
-    json.dump({"machine": machine, "targets": goals, "results": rows, "allocation": checks, "scale": scale},
+    json.dump({"machine": machine, "targets": goals, "results": rows, "allocation": checks, "scale": scale,
+               "pollers": pollers},
               open(os.path.join(out_dir, "results.json"), "w"), indent=1)
     if rows:
         plot(rows, out_dir)
     if scale:
         plot_scale(scale, out_dir)
-    markdown(out_dir, machine, rows, goals, checks, scale)
+    if pollers:
+        plot_pollers(pollers, out_dir)
+    markdown(out_dir, machine, rows, goals, checks, scale, pollers)
     for g in goals:
         print(f"{'ok ' if g['met'] else 'GAP'} {g['target']}: {g['measured']}"
               + ("" if g["ratio"] is None else f" ({g['ratio']}x, goal {g['goal']})"))

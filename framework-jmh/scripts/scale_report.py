@@ -1,0 +1,158 @@
+"""The scale sections of a bin/bench report (issue 16): connection scale (ConnectionScale) and poller scaling
+(PollerScaling beside iperf3 -P N), their targets, Markdown and plots."""
+import os
+
+
+def scale_targets(scale):
+    """Issue 16's targets, judged from ConnectionScale: each ratio compares two numbers of the same run."""
+    if not scale:
+        return []
+    rows = sorted(scale["results"], key=lambda r: r["connections"])
+    out = []
+    largest = rows[-1]
+    n = largest["connections"]
+    if n >= 10000:  # quick runs stop short of it: not measured there
+        out.append({"target": "10,000 idle soft connections in one runtime pair", "goal": ">= 10000 established",
+                    "ratio": None, "measured": f"{n} established in {largest['establishSeconds']:.2f} s", "met": True})
+    mem = largest["memoryBytesPerConnection"]
+    out.append({"target": f"memory per idle soft connection at {n} (heap + direct, client and server end)",
+                "goal": "<= 32 KiB", "ratio": None,
+                "measured": f"{mem / 1024:.1f} KiB (heap {largest['heapBytesPerConnection'] / 1024:.1f}, "
+                            f"direct {largest['directBytesPerConnection'] / 1024:.1f})", "met": mem <= 32 * 1024})
+    one = next((r for r in rows if r["connections"] == 1), None)
+    if one and n > 1:
+        value = largest["readIdle"]["p50Us"] / one["readIdle"]["p50Us"]
+        out.append({"target": f"8 B READ p50 with {n} connections (the rest idle) vs 1 connection", "goal": "<= 1.2x",
+                    "ratio": round(value, 3), "met": value <= 1.2,
+                    "measured": f"{largest['readIdle']['p50Us']:.2f} vs {one['readIdle']['p50Us']:.2f} us"})
+    for r in scale["setupRate"]:
+        out.append({"target": f"soft connect+accept per second, {r['connectors']} connector(s), vs TCP connect + "
+                              "1-byte round trip", "goal": ">= 0.8x", "ratio": round(r["ratio"], 3),
+                    "measured": f"{r['softPerSecond']:.0f} vs {r['tcpPerSecond']:.0f} /s", "met": r["ratio"] >= 0.8})
+    return out
+
+
+def plot_scale(scale, out_dir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = sorted(scale["results"], key=lambda r: r["connections"])
+    n = [r["connections"] for r in rows]
+    fig, (mem, setup, read) = plt.subplots(1, 3, figsize=(16, 4.5))
+    for key, label in (("memoryBytesPerConnection", "heap + direct"), ("heapBytesPerConnection", "heap"),
+                       ("directBytesPerConnection", "direct")):
+        mem.plot(n, [r[key] / 1024 for r in rows], marker="o", label=label)
+    mem.axhline(32, linestyle="--", color="gray", linewidth=1, label="target 32 KiB")
+    mem.set_ylabel("KiB per connection (both ends)")
+    setup.plot(n, [r["establishSeconds"] for r in rows], marker="o", label=f"all N, {scale['inFlight']} in flight")
+    setup.set_yscale("log")
+    setup.set_ylabel("seconds to establish N")
+    read.plot(n, [r["readIdle"]["p50Us"] for r in rows], marker="o", label="p50, the rest idle")
+    busy = [(r["connections"], r["readBusy"]["p50Us"]) for r in rows if r.get("readBusy")]
+    if busy:
+        read.plot([b[0] for b in busy], [b[1] for b in busy], marker="o", label="p50, a tenth busy")
+    read.set_yscale("log")
+    read.set_ylabel("8 B READ round trip, us")
+    for ax, title in ((mem, "memory per idle connection"), (setup, "set-up time"), (read, "READ on one connection")):
+        ax.set_xscale("log")
+        ax.set_xlabel("connections")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "scale.png"), dpi=110)
+    plt.close(fig)
+
+
+def scale_markdown(scale):
+    if not scale:
+        return []
+    rows = sorted(scale["results"], key=lambda r: r["connections"])
+    one = next((r for r in rows if r["connections"] == 1), None)
+    ratio = lambda r, key: "" if not one or not r.get(key) else f"{r[key]['p50Us'] / one['readIdle']['p50Us']:.2f}x"
+    lines = ["## Connection scale (ConnectionScale, soft on loopback)", "",
+             f"N connections between one client runtime (application-driven, this thread polls) and one server "
+             f"runtime (one busy-spinning poller) in a second JVM, listening on 127.0.0.1..k (one listener per "
+             f"{scale['perListener']} connections), {scale['inFlight']} connects in flight. Memory: heap after a "
+             "full GC plus direct buffers of both JVMs, after minus before, per connection (a client end and a "
+             "server end); the resident set's growth beside it; kernel socket memory is in neither. READ: 8 B, "
+             "callback API, on one connection while the rest are idle, and while a tenth of them each keep one "
+             "READ outstanding on the same runtimes (the probe queues behind theirs). Ratios are to N = 1.", "",
+             "| N | set-up time | connects/s | memory/conn | heap | direct | RSS | READ p50 idle | p99 | ratio | "
+             "READ p50 10% busy | p99 | ratio | busy READs/s |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        b = r.get("readBusy")
+        busy = (f"{b['p50Us']:.1f} us | {b['p99Us']:.1f} us | {ratio(r, 'readBusy')} | {b['busyReadsPerSecond']:.0f}"
+                if b else " | | | ")
+        lines.append(f"| {r['connections']} | {r['establishSeconds'] * 1000:.1f} ms | {r['connectsPerSecond']:.0f} | "
+                     f"{r['memoryBytesPerConnection'] / 1024:.1f} KiB | {r['heapBytesPerConnection'] / 1024:.1f} KiB | "
+                     f"{r['directBytesPerConnection'] / 1024:.1f} KiB | {r['rssBytesPerConnection'] / 1024:.1f} KiB | "
+                     f"{r['readIdle']['p50Us']:.1f} us | {r['readIdle']['p99Us']:.1f} us | {ratio(r, 'readIdle')} | "
+                     f"{busy} |")
+    lines += ["", "Set-up rate: threads that each connect, wait until established and close, against a one-poller "
+                  "server (soft; both runtimes back off) or a one-thread NIO echo server (TCP: blocking connect, a "
+                  "1-byte round trip, close).", "", "| connectors | soft connect+accept/s | TCP connect+round trip/s | ratio |",
+              "|---|---|---|---|"]
+    for r in scale["setupRate"]:
+        lines.append(f"| {r['connectors']} | {r['softPerSecond']:.0f} | {r['tcpPerSecond']:.0f} | {r['ratio']:.2f} |")
+    return lines + ["", "![scale](scale.png)", ""]
+
+
+def poller_targets(pollers):
+    """2 pollers and 16 connections: aggregate 64 KiB READ throughput against iperf3 -P 16, same run."""
+    if not pollers:
+        return []
+    row = next((r for r in pollers["results"] if r["pollers"] == 2 and r["connections"] == 16
+                and r["load"] == "READ_64K"), None)
+    tcp = pollers["iperf3"].get(16)
+    if not row or not tcp:
+        return []
+    value = row["mib_per_s"] / tcp
+    return [{"target": "soft 64 KiB READ throughput, 2 pollers x 16 connections, vs iperf3 -P 16", "goal": ">= 0.9x",
+             "ratio": round(value, 3), "measured": f"{row['mib_per_s']:.0f} vs {tcp:.0f} MiB/s", "met": value >= 0.9}]
+
+
+def poller_markdown(pollers):
+    if not pollers:
+        return []
+    lines = ["## Poller scaling (PollerScaling, soft on loopback)", "",
+             "P pollers in each of two runtimes, N connections spread over them round robin (both sides), 16 "
+             "operations in flight on each, re-posted from their callbacks. Busiest / idlest: the share of "
+             "operations the most and the least served connection got, against an even share (1.00 = even). "
+             "iperf3 -P N: N TCP streams in one iperf3 run, same machine, same run.", "",
+             "| pollers | connections | 64 KiB READ MiB/s | vs iperf3 -P N | 64 KiB WRITE MiB/s | 8 B READs/s | "
+             "busiest / idlest (READ 64 KiB) | iperf3 -P N MiB/s |", "|---|---|---|---|---|---|---|---|"]
+    by = {(r["pollers"], r["connections"], r["load"]): r for r in pollers["results"]}
+    for p, n in sorted({(r["pollers"], r["connections"]) for r in pollers["results"]}):
+        read, write, small = by.get((p, n, "READ_64K")), by.get((p, n, "WRITE_64K")), by.get((p, n, "READ_8B"))
+        tcp = pollers["iperf3"].get(n)
+        versus = f"{read['mib_per_s'] / tcp:.2f}x" if tcp else ""
+        lines.append(f"| {p} | {n} | {read['mib_per_s']:.0f} | {versus} | {write['mib_per_s']:.0f} | "
+                     f"{small['ops_per_s']:.0f} | {read['busiest_share']:.2f} / {read['idlest_share']:.2f} | "
+                     f"{f'{tcp:.0f}' if tcp else ''} |")
+    return lines + ["", "![pollers](pollers.png)", ""]
+
+
+def plot_pollers(pollers, out_dir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (bw, rate) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for p in sorted({r["pollers"] for r in pollers["results"]}):
+        for ax, load, key in ((bw, "READ_64K", "mib_per_s"), (rate, "READ_8B", "ops_per_s")):
+            pts = sorted((r["connections"], r[key]) for r in pollers["results"] if r["pollers"] == p and r["load"] == load)
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=f"{p} poller(s)")
+    if pollers["iperf3"]:
+        pts = sorted(pollers["iperf3"].items())
+        bw.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", color="gray", label="iperf3 -P N")
+    bw.set_ylabel("64 KiB READ, MiB/s (all connections)")
+    rate.set_ylabel("8 B READs per second (all connections)")
+    for ax, title in ((bw, "throughput"), (rate, "operation rate")):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("connections")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "pollers.png"), dpi=110)
+    plt.close(fig)
