@@ -223,6 +223,15 @@ final class VerbsConnection implements ProviderConnection {
     }
 
     /**
+     * The peer showed no life for the queue pair's whole retry budget (its oldest request failed IO_TIMEOUT): the
+     * connection ends CONNECTION_RESET, the requests after it CANCELED, as soft's liveness deadline ends one.
+     */
+    void onPeerSilent() {
+        disconnectReason = DisconnectReason.CONNECTION_RESET;
+        beginDisconnect();
+    }
+
+    /**
      * A request failed locally or was flushed because the connection under it broke (siw, when the peer disconnects
      * during traffic; rxe, when its port goes down): the CM's DISCONNECTED or the device's event follows, and decides
      * the reason; without either, the connection is reset once the disconnect timeout passes.
