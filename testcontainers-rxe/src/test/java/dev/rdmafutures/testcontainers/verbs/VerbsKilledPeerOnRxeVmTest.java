@@ -2,9 +2,9 @@ package dev.rdmafutures.testcontainers.verbs;
 
 import dev.rdmafutures.testcontainers.InRdmaVm;
 
-/** {@link AbstractKilledPeerVmTest} on rxe0. */
+/** {@link VerbsKilledPeerVmTest} on rxe0. */
 @InRdmaVm(devices = "rxe")
-class VerbsKilledPeerOnRxeVmTest extends AbstractKilledPeerVmTest {
+class VerbsKilledPeerOnRxeVmTest extends VerbsKilledPeerVmTest {
     @Override
     String device() {
         return "rxe0";

@@ -2,9 +2,9 @@ package dev.rdmafutures.testcontainers.verbs;
 
 import dev.rdmafutures.testcontainers.InRdmaVm;
 
-/** {@link AbstractKilledPeerVmTest} on siw0. */
+/** {@link VerbsKilledPeerVmTest} on siw0. */
 @InRdmaVm(devices = "siw")
-class VerbsKilledPeerOnSiwVmTest extends AbstractKilledPeerVmTest {
+class VerbsKilledPeerOnSiwVmTest extends VerbsKilledPeerVmTest {
     @Override
     String device() {
         return "siw0";

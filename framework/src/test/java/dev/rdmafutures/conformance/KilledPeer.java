@@ -1,4 +1,4 @@
-package dev.rdmafutures.testcontainers.verbs;
+package dev.rdmafutures.conformance;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
@@ -9,19 +9,23 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
 /**
- * The peer {@link AbstractKilledPeerVmTest} kills with SIGKILL: a verbs runtime on one device in a JVM of its own
- * that accepts connections with deep read limits and exposes one readable region; prints {@code READY port address token}
- * and serves until it is killed. Usage: {@code VerbsKilledPeer device address}.
+ * The peer {@link AbstractKilledPeerTest} kills with SIGKILL: a runtime in a JVM of its own that accepts connections
+ * with deep read limits and exposes one readable region of {@value #REGION} bytes; prints
+ * {@code READY port address token} and serves until it is killed. Usage: {@code KilledPeer PROVIDER ADDRESS [DEVICE]}.
  */
-public final class VerbsKilledPeer {
+public final class KilledPeer {
     /** The region's size. */
     static final int REGION = 1 << 20;
 
-    private VerbsKilledPeer() {
+    private KilledPeer() {
     }
 
     public static void main(String[] args) throws Exception {
-        RdmaRuntime runtime = new VerbsFixture(args[0]).runtimeBuilder().build();
+        RdmaRuntime.Builder builder = RdmaRuntime.builder().provider(args[0]);
+        if (args.length > 2) {
+            builder.providerOption(args[0] + ".device", args[2]);
+        }
+        RdmaRuntime runtime = builder.build();
         MemoryRegion region = runtime.register(ByteBuffer.allocateDirect(REGION), Access.REMOTE_READ);
         RdmaListener listener = runtime.listen(new InetSocketAddress(InetAddress.getByName(args[1]), 0));
         listener.onRequest(request -> request.withQueueDepths(16, 16).withReadLimits(128, 128).accept());

@@ -1,4 +1,4 @@
-package dev.rdmafutures.testcontainers.verbs;
+package dev.rdmafutures.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,9 +11,6 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
-import dev.rdmafutures.conformance.ConformanceSupport;
-import dev.rdmafutures.conformance.FaultRows;
-import dev.rdmafutures.conformance.ProviderFixture;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
@@ -32,12 +29,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The peer process is killed (SIGKILL) with 1,000 READs in flight (issue 15, item 1, on verbs): a peer JVM in the
- * same VM serves a readable region on {@link #device()}; this JVM posts 1,000 64 KiB READs to it and the peer is
- * killed. Every future ends within the disconnect timeout, each failure with a typed status; the disconnect callback
- * fires once; the runtime serves a new connection afterwards (a read of known bytes). Prints a {@code FAULT-ROW}.
+ * The peer process is killed (SIGKILL) with 1,000 READs in flight (issue 15, item 1): a {@link KilledPeer} JVM on
+ * the same host serves a readable region; this JVM posts 1,000 64 KiB READs to it and the peer is killed. Every
+ * future ends within the disconnect timeout, each failure with a typed status; the disconnect callback fires once;
+ * the runtime serves a new connection afterwards (a read of known bytes). Prints a {@code FAULT-ROW}.
  */
-abstract class AbstractKilledPeerVmTest extends ConformanceSupport {
+public abstract class AbstractKilledPeerTest extends ConformanceSupport {
     private static final int OPERATIONS = 1000;
     private static final int SIZE = 64 * 1024;
     /** The read limits asked for; the device may grant fewer (the row says how many). */
@@ -45,24 +42,30 @@ abstract class AbstractKilledPeerVmTest extends ConformanceSupport {
     /** What a READ the kill cut off may fail with: flushed, or the connection's end. */
     private static final List<Status> CUT_OFF = List.of(Status.CANCELED, Status.CONNECTION_RESET);
 
-    /** The device, {@code rxe0} or {@code siw0}. */
-    abstract String device();
+    /** How bin/faults' table names the provider (and device). */
+    protected abstract String providerLabel();
 
-    @Override
-    protected ProviderFixture fixture() {
-        return new VerbsFixture(device());
+    /** The {@link KilledPeer} arguments: provider, the address to listen on, and the device where there is one. */
+    protected abstract List<String> peerArguments();
+
+    /** JVM flags the peer needs besides the class path (the verbs provider's native library). None by default. */
+    protected List<String> peerJvmFlags() {
+        return List.of();
     }
+
+    /** The disconnect timeout the fixture's runtimes use: every READ must settle within it. */
+    protected abstract Duration disconnectTimeout();
 
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void killingThePeerWithAThousandReadsInFlightEndsEveryOneTyped() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process peer = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-                "-Djava.library.path=" + System.getProperty("java.library.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                VerbsKilledPeer.class.getName(), device(), fixture().deviceAddress().getHostAddress())
-                .redirectErrorStream(true).start();
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(peerJvmFlags());
+        command.add(KilledPeer.class.getName());
+        command.addAll(peerArguments());
+        Process peer = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(),
                     StandardCharsets.UTF_8));
@@ -73,11 +76,11 @@ abstract class AbstractKilledPeerVmTest extends ConformanceSupport {
             assertThat(ready).as("the peer started").isNotNull();
             String[] fields = ready.split(" ");
             InetSocketAddress address = new InetSocketAddress(fixture().deviceAddress(), Integer.parseInt(fields[1]));
-            RemoteBuffer remote = new RemoteBuffer(Long.parseLong(fields[2]), VerbsKilledPeer.REGION,
+            RemoteBuffer remote = new RemoteBuffer(Long.parseLong(fields[2]), KilledPeer.REGION,
                     Integer.parseInt(fields[3]));
 
             AdapterInfo adapter = client.adapterInfo();
-            assertThat(adapter.maxInitiatorQueueDepth()).as("%s takes 1,000 requests in one queue", device())
+            assertThat(adapter.maxInitiatorQueueDepth()).as("%s takes 1,000 requests in one queue", providerLabel())
                     .isGreaterThanOrEqualTo(OPERATIONS);
             AtomicInteger callbacks = new AtomicInteger();
             RdmaConnection connection = closeLater(await(client.connector().connect(address)
@@ -94,7 +97,7 @@ abstract class AbstractKilledPeerVmTest extends ConformanceSupport {
             peer.destroyForcibly(); // SIGKILL
             assertThat(peer.waitFor(20, TimeUnit.SECONDS)).isTrue();
 
-            Duration disconnectTimeout = VerbsFixture.DISCONNECT_TIMEOUT;
+            Duration disconnectTimeout = disconnectTimeout();
             CompletableFuture.allOf(posted.stream().map(f -> f.handle((c, e) -> null))
                     .toArray(CompletableFuture[]::new)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             Duration settled = Duration.ofNanos(System.nanoTime() - killedAt);
@@ -110,9 +113,6 @@ abstract class AbstractKilledPeerVmTest extends ConformanceSupport {
                 }
             }
             DisconnectReason reason = await(connection.disconnected());
-            System.out.printf("%s: peer killed with %d of %d READs in flight (outbound read limit %d): %d completed,"
-                    + " failed %s, settled in %d ms, connection %s%n", device(), inFlight, OPERATIONS, reads,
-                    completed, failures, settled.toMillis(), reason);
             assertThat(inFlight).as("READs in flight at the kill").isPositive();
             assertThat(failures).as("the READs the kill cut off").isNotEmpty();
             assertThat(failures.keySet()).allMatch(CUT_OFF::contains);
@@ -135,7 +135,7 @@ abstract class AbstractKilledPeerVmTest extends ConformanceSupport {
                 assertThat(sink.buffer().get(i)).isEqualTo(known.get(i));
             }
             FaultRows.row("peer process killed (SIGKILL), 64 KiB READs, queue depth " + OPERATIONS + ", " + reads
-                            + " reads outstanding on the wire", "verbs (" + device() + ")", inFlight,
+                            + " reads outstanding on the wire", providerLabel(), inFlight,
                     failures + " " + completed + " completed; connection " + reason, settled.toMillis()
                             + " ms after the kill (disconnect timeout " + disconnectTimeout.toMillis() + " ms)",
                     "yes, one disconnect report", "64 B read on a new connection");
