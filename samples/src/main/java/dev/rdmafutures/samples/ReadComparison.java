@@ -32,6 +32,8 @@ final class ReadComparison {
     private static final int[] SIZES = {8, 4096, 65536};
     private static final int CHUNK = 64 * 1024;
     private static final int WINDOW = 16;
+    /** The bytes of an RDMA Read Request (RFC 5040), the TCP request's size. */
+    private static final int REQUEST = 28;
     private static final long THROUGHPUT_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** Each latency series runs this long before it is measured. */
@@ -80,12 +82,12 @@ final class ReadComparison {
             }
             // Warmed up as JMH's two warm-up iterations do: the READ path's hot loop is compiled after about 1 s.
             readThroughput(client, connection, local, remote, WARM_UP_NANOS);
-            double readMbps = readThroughput(client, connection, local, remote, THROUGHPUT_NANOS);
+            double readMibps = readThroughput(client, connection, local, remote, THROUGHPUT_NANOS);
             tcp.streamThroughput(WARM_UP_NANOS);
-            double tcpMbps = tcp.streamThroughput(THROUGHPUT_NANOS);
-            double streamRatio = readMbps / tcpMbps;
-            out.printf("throughput, 64 KiB: %d READs in flight %.0f MB/s | TCP stream %.0f MB/s   ratio %.2fx%n",
-                    WINDOW, readMbps, tcpMbps, streamRatio);
+            double tcpMibps = tcp.streamThroughput(THROUGHPUT_NANOS);
+            double streamRatio = readMibps / tcpMibps;
+            out.printf("throughput, 64 KiB: %d READs in flight %.0f MiB/s | TCP stream %.0f MiB/s   ratio %.2fx%n",
+                    WINDOW, readMibps, tcpMibps, streamRatio);
             out.printf("verdict: an 8 B READ takes %.2fx the TCP round trip (%s); 64 KiB READs move %.2fx a TCP "
                             + "stream (%s)%n", smallRatio, smallRatio <= 1 ? "RDMA is faster" : "TCP is faster",
                     streamRatio, streamRatio >= 1 ? "RDMA is faster" : "TCP is faster");
@@ -131,7 +133,7 @@ final class ReadComparison {
                 bytes += drive(client, read).bytes();
             }
         }
-        return bytes / ((System.nanoTime() - start) / 1e9) / 1e6;
+        return bytes / ((System.nanoTime() - start) / 1e9) / (1 << 20);
     }
 
     private interface Action {
@@ -155,15 +157,15 @@ final class ReadComparison {
     }
 
     /**
-     * The TCP side: a loopback server thread that busy-polls a non-blocking socket and answers each 4-byte request
-     * with that many bytes, or streams 64 KiB writes on a second connection; the client reads busily too.
+     * The TCP side: a loopback server thread that busy-polls non-blocking sockets, answering each 28-byte request
+     * with the size it names, or streaming 64 KiB writes on a second connection; the client busy-polls too.
      */
     private static final class TcpPeer implements AutoCloseable {
         private final ServerSocketChannel listener = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         private final SocketChannel requests;
         private final SocketChannel stream;
-        private final ByteBuffer request = ByteBuffer.allocateDirect(4);
+        private final ByteBuffer request = ByteBuffer.allocateDirect(REQUEST);
         private final ByteBuffer response = ByteBuffer.allocateDirect(CHUNK);
         private volatile boolean streamWanted;
         private volatile boolean closed;
@@ -187,20 +189,22 @@ final class ReadComparison {
 
         /**
          * Answers requests, busy-polling, until the client asks for the stream; then writes 64 KiB at a time on the
-         * blocking streaming socket (as iperf3's sender does) until closed.
+         * streaming socket, busy-polling too, until closed.
          */
         private void serve(SocketChannel answering, SocketChannel streaming) {
-            ByteBuffer asked = ByteBuffer.allocateDirect(4);
+            ByteBuffer asked = ByteBuffer.allocateDirect(REQUEST);
             ByteBuffer answer = ByteBuffer.allocateDirect(CHUNK);
             try (answering; streaming) {
-                answering.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                answering.configureBlocking(false);
+                for (SocketChannel ch : new SocketChannel[] {answering, streaming}) {
+                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    ch.configureBlocking(false);
+                }
                 while (!closed) {
                     if (answering.read(asked) < 0) {
                         return;
                     }
                     if (!asked.hasRemaining()) {
-                        answer.clear().limit(asked.flip().getInt());
+                        answer.clear().limit(asked.getInt(0));
                         asked.clear();
                         while (answer.hasRemaining()) {
                             answering.write(answer);
@@ -208,7 +212,10 @@ final class ReadComparison {
                     }
                     if (streamWanted) {
                         while (!closed) {
-                            streaming.write(answer.clear());
+                            answer.clear();
+                            while (answer.hasRemaining() && !closed) {
+                                streaming.write(answer);
+                            }
                         }
                     }
                 }
@@ -243,7 +250,7 @@ final class ReadComparison {
                 }
                 bytes += n;
             }
-            return bytes / ((System.nanoTime() - start) / 1e9) / 1e6;
+            return bytes / ((System.nanoTime() - start) / 1e9) / (1 << 20);
         }
 
         @Override
