@@ -114,6 +114,12 @@ def targets(rows):
           find(rows, "host", "iperf3", "one stream)"), False)
     ratio("soft 64 KiB READ throughput (window 16) vs JUCX GET (window 16)", 1.5, soft_bw,
           find(rows, "host", "jucx", "getThroughput", size=65536, window=16), False)
+    # What the demo prints (ReadComparison): the same set-up against a Java NIO busy-polling peer. Not targets of
+    # an issue; the goals are the demo's verdict lines (READ no slower than the round trip, no less than a stream).
+    ratio("soft 8 B READ round trip (FUTURE) vs Java NIO busy-poll ping-pong (the demo's comparison)", 1.0,
+          soft(8, "FUTURE"), find(rows, "host", "java-nio", "ReadLatencyBenchmark.nioPingPong", size=8), True)
+    ratio("soft 64 KiB READ throughput (window 16) vs Java NIO stream (the demo's comparison)", 1.0, soft_bw,
+          find(rows, "host", "java-nio", "nioStream", size=65536), False)
     for dev in sorted({r["suite"] for r in rows if r["suite"] != "host"}):
         for size in (8, 4096, 65536):
             for api in ("FUTURE", "CALLBACK"):

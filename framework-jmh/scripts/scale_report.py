@@ -53,15 +53,8 @@ def plot_scale(scale, out_dir):
         read.plot([b[0] for b in busy], [b[1] for b in busy], marker="o", label="p50, a tenth busy")
     read.set_yscale("log")
     read.set_ylabel("8 B READ round trip, us")
-    for ax, title in ((mem, "memory per idle connection"), (setup, "set-up time"), (read, "READ on one connection")):
-        ax.set_xscale("log")
-        ax.set_xlabel("connections")
-        ax.set_title(title)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "scale.png"), dpi=110)
-    plt.close(fig)
+    save(fig, ((mem, "memory per idle connection"), (setup, "set-up time"), (read, "READ on one connection")), 10,
+         os.path.join(out_dir, "scale.png"))
 
 
 def scale_markdown(scale):
@@ -147,14 +140,20 @@ def plot_pollers(pollers, out_dir):
         bw.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", color="gray", label="iperf3 -P N")
     bw.set_ylabel("64 KiB READ, MiB/s (all connections)")
     rate.set_ylabel("8 B READs per second (all connections)")
-    for ax, title in ((bw, "throughput"), (rate, "operation rate")):
-        ax.set_xscale("log", base=2)
+    save(fig, ((bw, "throughput"), (rate, "operation rate")), 2, os.path.join(out_dir, "pollers.png"))
+
+
+def save(fig, panels, log_base, path):
+    """Connections on a log x axis (base 10 or 2) for every (axes, title) panel; writes the figure to path."""
+    import matplotlib.pyplot as plt
+    for ax, title in panels:
+        ax.set_xscale("log", base=log_base)
         ax.set_xlabel("connections")
         ax.set_title(title)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "pollers.png"), dpi=110)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
 

@@ -129,6 +129,15 @@ JNIEXPORT jint EXTENSION(setReuseAddr)(JNIEnv *env, jclass type, jlong id, jint 
                            sizeof value) == 0 ? 0 : -errno;
 }
 
+JNIEXPORT jint EXTENSION(setAckTimeout)(JNIEnv *env, jclass type, jlong id, jint timeout) {
+    if (id == 0 || timeout < 1 || timeout > 31) {
+        return -EINVAL;
+    }
+    uint8_t value = (uint8_t) timeout;
+    return rdma_set_option(PTR(struct rdma_cm_id, id), RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &value,
+                           sizeof value) == 0 ? 0 : -errno;
+}
+
 static void conn_param(struct rdma_conn_param *param, jint responder, jint initiator, jint retry, jint rnr_retry,
                        jlong private_data, jint private_length, jint qp_num, jint srq) {
     memset(param, 0, sizeof *param);

@@ -311,8 +311,11 @@ public final class RdmaRuntime implements AutoCloseable {
          * {@link Status#IO_TIMEOUT}, the others with CANCELED, and it ends with
          * {@link DisconnectReason#CONNECTION_RESET}. Detected between this and 1.25 times this after the peer's last
          * sign of life; default 10 s. soft uses it (TCP alone retransmits for about 15 minutes on a cut link), and
-         * also sets TCP keepalive from it so that an idle connection to a vanished peer ends too; verbs relies on its
-         * RC transport's retry limit, which reports IO_TIMEOUT.
+         * also sets TCP keepalive from it so that an idle connection to a vanished peer ends too. verbs gives its
+         * queue pairs an ACK timeout and retry count whose whole budget, (retries + 1) × 4.096 µs × 2^timeout, is the
+         * longest not above this (8.6 s for the default, 1.9 s for 2 s), and the RC transport fails the oldest request
+         * with IO_TIMEOUT when it is spent; that bounds a cut link on RoCE and IB (rxe included), not on iWARP (siw),
+         * whose TCP retransmits on.
          */
         public Builder livenessTimeout(Duration timeout) {
             this.livenessTimeout = Validation.timeout(timeout, "livenessTimeout");

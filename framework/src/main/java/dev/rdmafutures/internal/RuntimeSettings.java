@@ -16,7 +16,7 @@ import java.util.concurrent.Executor;
  * @param disconnectTimeout  how long a graceful disconnect waits for the peer
  * @param listenBacklog      requests a listener queues
  * @param threadNamePrefix   the prefix of poller thread names
- * @param livenessTimeout    how long a silent peer that owes us something keeps its connection (soft)
+ * @param livenessTimeout    how long a silent peer that owes us something keeps its connection
  * @param slowOperationThreshold the duration from which an operation is reported as a JFR SlowOperation event
  * @param providerOptions    provider-specific options
  */

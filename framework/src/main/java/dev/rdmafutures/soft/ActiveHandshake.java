@@ -167,6 +167,7 @@ final class ActiveHandshake extends MpaHandshake implements ConnectAttempt, Pend
                 connectionData, reply.crc(), rtrAgreed, request.crc());
         if (spec.twoPhase()) {
             lifecycle.accepted();
+            connection.loop().awaitsPeer(connection, false); // held for the application's complete() or reject()
             events.onAccepted(this, connectionData);
         } else {
             establish();

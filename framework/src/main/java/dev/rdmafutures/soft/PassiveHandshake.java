@@ -117,6 +117,7 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
             return;
         }
         step = Step.AWAITING_ANSWER;
+        connection.loop().awaitsPeer(connection, false); // the application answers next, not the peer
         transport.arm(handshakeTimeout(), () -> withdraw(new RdmaException(Status.IO_TIMEOUT, "request from "
                 + connection.remoteAddress() + " was not answered within the handshake timeout"), true));
         listenEvents.onRequest(this);
@@ -199,6 +200,7 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
         }
         if (rtrAgreed) {
             step = Step.AWAITING_RTR;
+            connection.loop().awaitsPeer(connection, true);
             transport.arm(handshakeTimeout(), () -> connection.failEstablishment(new RdmaException(Status.IO_TIMEOUT,
                     "peer " + connection.remoteAddress() + " did not complete the connection within the handshake "
                             + "timeout")));

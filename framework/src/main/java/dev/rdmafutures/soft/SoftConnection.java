@@ -45,6 +45,8 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     private boolean draining;
     /** Its place in its loop's list of established connections, -1 when not in it; the loop's to keep. */
     int establishedIndex = -1;
+    /** Its handshake waits for the peer's next message, counted by its loop; the loop's to keep. */
+    boolean awaitsPeer;
 
     SoftConnection(SoftEventLoop loop, SocketChannel channel, ConnectionLifecycle lifecycle) {
         this.loop = loop;
@@ -64,6 +66,7 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     /** Hands establishment to {@code mpa}: it is told of socket events until the lifecycle leaves establishing. */
     void handshake(MpaHandshake mpa) {
         this.handshake = mpa;
+        loop.awaitsPeer(this, true); // the TCP connect's end, or the initiator's MPA Request
     }
 
     SoftEventLoop loop() {

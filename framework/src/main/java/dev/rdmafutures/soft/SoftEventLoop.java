@@ -28,7 +28,9 @@ import java.util.function.Consumer;
  * <p>With up to {@value #DIRECT_READ_LIMIT} established connections, each poll reads their sockets directly, as a
  * busy-polling socket program does, and asks the selector only every {@value #SELECT_INTERVAL} polls (accepts,
  * connects, closes), after a blocking wait, or while a socket's send buffer is full: a message is then found by
- * one read instead of an epoll call and a read. With more connections, the selector alone finds them.
+ * one read instead of an epoll call and a read. With more connections, the selector alone finds them. While a
+ * handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket only the
+ * selector watches, every poll asks it: a set-up step then waits for no interval.
  */
 final class SoftEventLoop implements EventLoop {
     private static final int DIRECT_READ_LIMIT = 8;
@@ -40,6 +42,8 @@ final class SoftEventLoop implements EventLoop {
     private final ArrayList<SoftConnection> established = new ArrayList<>();
     private final DirectBuffers directBuffers = new DirectBuffers();
     private int pollsSinceSelect;
+    /** Handshakes waiting for their peer's next message: while there are any, every poll selects. */
+    private int awaitingPeer;
     private boolean selectNext;
     private boolean closed;
     private final Consumer<SelectionKey> dispatcher = this::dispatch;
@@ -81,6 +85,9 @@ final class SoftEventLoop implements EventLoop {
 
     void deregister(SelectionHandler handler) {
         handlers.remove(handler);
+        if (handler instanceof SoftConnection connection) {
+            awaitsPeer(connection, false);
+        }
         if (handler instanceof SoftConnection connection && connection.establishedIndex >= 0) {
             // The last one takes its place: O(1) with thousands established, where remove(Object) walked them all.
             SoftConnection last = established.remove(established.size() - 1);
@@ -94,8 +101,20 @@ final class SoftEventLoop implements EventLoop {
 
     /** An established connection whose socket polls may read directly. */
     void readDirectly(SoftConnection connection) {
+        awaitsPeer(connection, false);
         connection.establishedIndex = established.size();
         established.add(connection);
+    }
+
+    /**
+     * Whether {@code connection}'s handshake waits for its peer's next message; idempotent. Every poll selects while
+     * any does, and stops when it is established, closed, or waits for the application instead.
+     */
+    void awaitsPeer(SoftConnection connection, boolean awaits) {
+        if (connection.awaitsPeer != awaits) {
+            connection.awaitsPeer = awaits;
+            awaitingPeer += awaits ? 1 : -1;
+        }
     }
 
     @Override
@@ -115,7 +134,7 @@ final class SoftEventLoop implements EventLoop {
                 }
                 selectNext |= connection.awaitsWritable();
             }
-            if (!selectNext && ++pollsSinceSelect < SELECT_INTERVAL) {
+            if (!selectNext && awaitingPeer == 0 && ++pollsSinceSelect < SELECT_INTERVAL) {
                 return work;
             }
         }

@@ -12,7 +12,7 @@ import java.util.Map;
  *                          complete after our accept
  * @param disconnectTimeout how long a graceful disconnect waits for the peer before closing abortively
  * @param livenessTimeout   how long an established connection's peer may show no life while it owes us something
- *                          before the connection ends, where the transport does not bound that itself
+ *                          before the connection ends (soft's deadline; verbs' queue pair retry budget)
  */
 public record ProviderConfig(Map<String, String> options, Duration handshakeTimeout, Duration disconnectTimeout,
                              Duration livenessTimeout) {

@@ -34,7 +34,6 @@ import org.slf4j.LoggerFactory;
 final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle {
     private static final Logger LOG = LoggerFactory.getLogger(ActiveHandshake.class);
     private static final int RESOLVE_TIMEOUT_MS = 2000;
-    private static final int RETRY_COUNT = 7;
     private static final int RNR_RETRY_INFINITE = 7;
     private static final byte[] NO_DATA = new byte[0];
 
@@ -184,7 +183,9 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
         }
         ReadLimits offer = ReadLimitNegotiation.offer(spec.readLimits(), adapter);
         ByteBuffer data = VerbsConnection.direct(spec.privateData());
-        int rc = NativeVerbs.connect(connection.idHandle(), offer.inbound(), offer.outbound(), RETRY_COUNT,
+        connection.applyAckTimeout();
+        int rc = NativeVerbs.connect(connection.idHandle(), offer.inbound(), offer.outbound(),
+                connection.loop().device().retryBudget().retryCount(),
                 RNR_RETRY_INFINITE, MemoryUtils.getAddress(data), spec.privateData().length, qpNumber,
                 sharedQueue ? 1 : 0);
         if (rc < 0) {

@@ -105,6 +105,8 @@ final class NativeLayout {
         static final int QP_NUMBER = 4;
         static final int MAX_RD_ATOMIC = 28;
         static final int MAX_DEST_RD_ATOMIC = 29;
+        static final int ACK_TIMEOUT = 30;
+        static final int RETRY_COUNT = 31;
 
         private QpInfo() {
         }

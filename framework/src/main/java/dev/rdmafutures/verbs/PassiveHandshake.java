@@ -137,6 +137,7 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
             return;
         }
         ByteBuffer data = VerbsConnection.direct(privateData);
+        connection.applyAckTimeout();
         int rc = NativeVerbs.accept(connection.idHandle(), effective.inbound(), effective.outbound(),
                 RNR_RETRY_INFINITE, MemoryUtils.getAddress(data), privateData.length, 0);
         if (rc < 0) {

@@ -143,6 +143,10 @@ final class RequestOutcomes {
         }
         RdmaException error = VerbsErrors.completion(status, receive, vendorError);
         request.completion().failed(error);
+        if (status == VerbsErrors.WC_RETRY_EXC_ERR || status == VerbsErrors.WC_RNR_RETRY_EXC_ERR) {
+            connection.onPeerSilent(); // no remote error: the rest are canceled, as at soft's liveness deadline
+            return;
+        }
         terminatedBy = error;
         connection.onTerminated();
     }

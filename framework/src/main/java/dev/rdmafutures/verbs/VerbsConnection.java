@@ -120,6 +120,20 @@ final class VerbsConnection implements ProviderConnection {
         return queuePair;
     }
 
+    /**
+     * Gives the QP the ACK timeout of the device's retry budget (its retry count goes with {@code rdma_connect});
+     * before connect or accept. A kernel that refuses the option leaves the CM's timeout, which it says.
+     */
+    void applyAckTimeout() {
+        RetryBudget budget = loop.device().retryBudget();
+        int rc = NativeVerbs.setAckTimeout(idHandle(), budget.ackTimeout());
+        if (rc < 0) {
+            LOG.warn("{}: the kernel refused ACK timeout {} (errno {}): a silent peer fails requests after the CM's"
+                    + " timeout x {} tries instead of {}", this, budget.ackTimeout(), -rc, budget.retryCount() + 1,
+                    budget.duration());
+        }
+    }
+
     /** Runs {@code task} after {@code delay} unless cancelled first; replaces the pending deadline. */
     void schedule(Duration delay, Runnable task) {
         cancelDeadline();
@@ -176,7 +190,7 @@ final class VerbsConnection implements ProviderConnection {
     /** Establishment succeeded: the addresses as the CM has them now, and the lifecycle's one report. */
     void becomeEstablished(ConnectionData data) {
         if (LOG.isDebugEnabled()) {
-            LOG.debug("{}: established, {}; {}", this, data.readLimits(), queuePair.describeReadLimits());
+            LOG.debug("{}: established, {}; {}", this, data.readLimits(), queuePair.describe());
         }
         try {
             addresses((InetSocketAddress) id.getSource(), (InetSocketAddress) id.getDestination());
@@ -205,6 +219,15 @@ final class VerbsConnection implements ProviderConnection {
     /** A remote error broke the connection (the queue pair failed the request that met it): terminate. */
     void onTerminated() {
         disconnectReason = DisconnectReason.PROTOCOL_ERROR;
+        beginDisconnect();
+    }
+
+    /**
+     * The peer showed no life for the queue pair's whole retry budget (its oldest request failed IO_TIMEOUT): the
+     * connection ends CONNECTION_RESET, the requests after it CANCELED, as soft's liveness deadline ends one.
+     */
+    void onPeerSilent() {
+        disconnectReason = DisconnectReason.CONNECTION_RESET;
         beginDisconnect();
     }
 

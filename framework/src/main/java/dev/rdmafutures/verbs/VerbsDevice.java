@@ -60,11 +60,13 @@ final class VerbsDevice implements ProviderDevice {
     private final VerbsRegion emptySink;
     private final SharedPorts sharedPorts = new SharedPorts();
     private final List<VerbsEventLoop> loops = new ArrayList<>();
+    private final RetryBudget retryBudget;
 
     /** Opened by {@link DeviceOpener}: {@code pd} allocated on {@code context}, whose limits are {@code capabilities}. */
     VerbsDevice(ProviderConfig config, RdmaCm cm, NativeDispatcher dispatcher, IbvContext context,
                 IbvPd pd, DeviceCapabilities capabilities) {
         this.config = config;
+        this.retryBudget = RetryBudget.within(config.livenessTimeout());
         this.cm = cm;
         this.dispatcher = dispatcher;
         this.context = context;
@@ -82,6 +84,11 @@ final class VerbsDevice implements ProviderDevice {
 
     ProviderConfig config() {
         return config;
+    }
+
+    /** What every RC queue pair on this device retries for before a silent peer fails its oldest request. */
+    RetryBudget retryBudget() {
+        return retryBudget;
     }
 
     RdmaCm cm() {

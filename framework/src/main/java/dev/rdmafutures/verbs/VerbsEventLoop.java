@@ -51,6 +51,8 @@ final class VerbsEventLoop implements EventLoop {
     private final Map<Long, VerbsConnection> connectionsById = new HashMap<>();
     private final List<VerbsQueuePair> queuePairs = new ArrayList<>();
     private boolean commandsRan;
+    /** CM ids destroyed so far: destroying an id drops its events that wait on the channel. */
+    private long idsDestroyed;
     private ByteBuffer pollFds;
     private long pollFdsAddress;
     private int pollsSinceEventCheck;
@@ -175,19 +177,12 @@ final class VerbsEventLoop implements EventLoop {
         if (eventsReady || ++pollsSinceEventCheck >= EVENT_CHECK_INTERVAL) {
             pollsSinceEventCheck = 0;
             eventsReady = false;
-            // Readiness first, without reading: librdmacm acts while it reads an event (it answers a connect
-            // response with the RTU), so a command issued before the event (a cancel) must run before the read.
             if (NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 1, 0) > 0) {
                 work += beforeDispatch();
-                for (int i = 0; i < channels.size() && !closed; i++) {
-                    Channel channel = channels.get(i);
-                    int type;
-                    while (!closed && (type = NativeVerbs.getCmEvent(channel.handle, eventInfoAddress, 0)) >= 0) {
-                        dispatch(type, channel);
-                        work++;
-                    }
-                }
                 deviceEventsReady = pollFds.getShort(asyncSlot() * PollFd.SIZE + PollFd.REVENTS) != 0;
+                for (int i = 0; i < channels.size() && !closed; i++) { // a command may add a listener's channel
+                    work += drainCmEvents(i);
+                }
             }
         }
         // By index: a connection that closes while draining leaves the list (its successor waits a cycle).
@@ -202,6 +197,32 @@ final class VerbsEventLoop implements EventLoop {
         if (deviceEventsReady && !closed) {
             work += deviceEvents.drain(this);
             pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd()); // -1 once it failed
+        }
+        return work;
+    }
+
+    /**
+     * Reads the CM events waiting on the channel in poll slot {@code slot}, one per readiness check, each after the
+     * commands handed over before it arrived: librdmacm acts while it reads an event (it answers a connect response
+     * with the RTU), so a cancel issued before the peer's answer arrived must run before that answer is read.
+     * Draining the channel after one check would read events that arrived after the commands ran. A command that
+     * destroyed an id took that id's waiting events along, so the event seen may be gone: readiness is checked again.
+     */
+    private int drainCmEvents(int slot) {
+        Channel channel = channels.get(slot);
+        int work = 0;
+        while (!closed && NativeVerbs.pollFds(pollFdsAddress + (long) slot * PollFd.SIZE, 1, 0) > 0) {
+            long destroyedBefore = idsDestroyed;
+            work += poller.runCommands();
+            if (idsDestroyed != destroyedBefore) {
+                continue;
+            }
+            int type = NativeVerbs.getCmEvent(channel.handle, eventInfoAddress, 0);
+            if (type < 0) {
+                break;
+            }
+            dispatch(type, channel);
+            work++;
         }
         return work;
     }
@@ -315,6 +336,7 @@ final class VerbsEventLoop implements EventLoop {
                 channels.get(i).listener = null; // its spawned ids may still report here
             }
         }
+        idsDestroyed++;
         VerbsDevice.destroyQuietly(listener.id());
     }
 
@@ -373,6 +395,7 @@ final class VerbsEventLoop implements EventLoop {
     /** Destroys an id this loop no longer routes. */
     void forget(RdmaCmId id, long idHandle) {
         connectionsById.remove(idHandle);
+        idsDestroyed++;
         VerbsDevice.destroyQuietly(id);
     }
 }

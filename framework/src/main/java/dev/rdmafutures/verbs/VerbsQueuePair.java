@@ -134,9 +134,9 @@ final class VerbsQueuePair {
         return rc < 0 ? rc : NativeVerbs.modifyQpFromCm(cmIdHandle, handle, IbvQP.IBV_QPS_RTS, outbound);
     }
 
-    /** The read limits the device applied, for the debug log. */
-    String describeReadLimits() {
-        return QpQuery.describeReadLimits(handle);
+    /** The read limits and retry budget the device applied, for the debug log. */
+    String describe() {
+        return QpQuery.describe(handle);
     }
 
     // --- posting -----------------------------------------------------------------------------------------------

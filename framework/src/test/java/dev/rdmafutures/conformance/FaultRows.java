@@ -1,24 +1,19 @@
 package dev.rdmafutures.conformance;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 /**
- * One row of {@code bin/faults}' table per fault test, logged at info by logger
- * {@code dev.rdmafutures.conformance.FaultRows} (silent in {@code bin/test}, where tests log warnings only): fault,
- * provider, operations in flight, how their futures ended, time to detect, whether the runtime went on serving, what
- * was verified.
+ * One row of {@code bin/faults}' table per fault test, printed to standard output as a line starting
+ * {@code FAULT-ROW}: fault, provider, operations in flight, how their futures ended, time to detect, whether the
+ * runtime went on serving, what was verified. Standard output, not a logger: the scripts collect these lines from
+ * surefire's reports on the host and from the VM's console, where tests log warnings only.
  */
 public final class FaultRows {
-    private static final Logger LOG = LoggerFactory.getLogger(FaultRows.class);
-
     private FaultRows() {
     }
 
-    /** Logs one row; {@code provider} names the provider and, where it matters, its device. */
+    /** Prints one row; {@code provider} names the provider and, where it matters, its device. */
     public static void row(String fault, String provider, long inFlight, Object outcomes, String detected,
                            String serving, String verified) {
-        LOG.info("FAULT-ROW | {} | {} | {} | {} | {} | {} | {} |", fault, provider, inFlight, outcomes, detected,
-                serving, verified);
+        System.out.printf("FAULT-ROW | %s | %s | %d | %s | %s | %s | %s |%n", fault, provider, inFlight, outcomes,
+                detected, serving, verified);
     }
 }

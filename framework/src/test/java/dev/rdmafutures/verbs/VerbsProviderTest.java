@@ -36,6 +36,7 @@ class VerbsProviderTest {
     void theExtensionReportsErrorsAsNegativeErrnoWithoutCrashing() {
         assumeThat(NativeLibrary.ensureLoaded()).isEmpty();
         assertThat(NativeVerbs.setReuseAddr(0, 1)).isEqualTo(-22);
+        assertThat(NativeVerbs.setAckTimeout(0, 16)).isEqualTo(-22);
         assertThat(NativeVerbs.queryDevice(0, 0)).isEqualTo(-22);
         assertThat(NativeVerbs.createQp(0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0)).isEqualTo(-22);
         assertThat(NativeVerbs.destroyQp(0)).isEqualTo(-22);

@@ -32,6 +32,8 @@ final class ReadComparison {
     private static final int[] SIZES = {8, 4096, 65536};
     private static final int CHUNK = 64 * 1024;
     private static final int WINDOW = 16;
+    /** The bytes of an RDMA Read Request (RFC 5040), the TCP request's size. */
+    private static final int REQUEST = 28;
     private static final long THROUGHPUT_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** Each latency series runs this long before it is measured. */
@@ -47,53 +49,62 @@ final class ReadComparison {
     }
 
     void run() throws Exception {
+        // One side at a time: a busy-spinning poller or socket thread of the other side would take a core from it.
+        double[][] tcpLatency = new double[SIZES.length][];
+        double tcpMibps;
+        try (TcpPeer tcp = new TcpPeer()) {
+            for (int i = 0; i < SIZES.length; i++) {
+                int size = SIZES[i];
+                tcpLatency[i] = percentiles(iterations(size), () -> tcp.roundTrip(size));
+            }
+            tcp.streamThroughput(WARM_UP_NANOS);
+            tcpMibps = tcp.streamThroughput(THROUGHPUT_NANOS);
+        }
+        double[][] readLatency = new double[SIZES.length][];
+        double readMibps;
         try (RdmaRuntime server = builder().threadNamePrefix("demo-server").idleStrategy(IdleStrategy.BUSY_SPIN)
                 .build();
-             RdmaRuntime client = builder().pollerThreads(0).build();
-             TcpPeer tcp = new TcpPeer()) {
+             RdmaRuntime client = builder().pollerThreads(0).build()) {
             RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             CompletableFuture<RdmaConnection> connecting = client.connector().connect(listener.localAddress())
                     .start();
-            RdmaConnection accepted = listener.next().get(15, TimeUnit.SECONDS).accept().get(15, TimeUnit.SECONDS);
+            listener.next().get(15, TimeUnit.SECONDS).accept().get(15, TimeUnit.SECONDS);
             RdmaConnection connection = drive(client, connecting);
             listener.close();
             MemoryRegion local = client.register(ByteBuffer.allocateDirect(WINDOW * CHUNK), Access.LOCAL_WRITE);
-            MemoryRegion exposed = server.register(ByteBuffer.allocateDirect(WINDOW * CHUNK), Access.LOCAL_WRITE,
-                    Access.REMOTE_READ);
-            RemoteBuffer remote = exposed.remote();
-
-            out.printf("READ against TCP on loopback, like for like (%s provider%s): one client thread busy-polling "
-                    + "(its runtime | a non-blocking socket), one busy-spinning server thread (the server's poller | a "
-                    + "socket thread)%n", provider, provider.equals("soft") ? ", MPA CRC off as in bin/bench" : "");
-            out.println("latency, one at a time, microseconds:");
-            out.println("      size   READ p50     p99   |  TCP p50     p99   ratio p50");
-            double smallRatio = 0;
-            for (int size : SIZES) {
-                int n = size > 4096 ? 5000 : 20000;
-                double[] read = percentiles(n, () -> drive(client, connection.read(local, 0, remote, 0, size)));
-                double[] base = percentiles(n, () -> tcp.roundTrip(size));
-                out.printf("  %8d %9.1f %7.1f   | %7.1f %7.1f   %5.2fx%n", size, read[0], read[1], base[0], base[1],
-                        read[0] / base[0]);
-                if (size == SIZES[0]) {
-                    smallRatio = read[0] / base[0];
-                }
+            RemoteBuffer remote = server.register(ByteBuffer.allocateDirect(WINDOW * CHUNK), Access.LOCAL_WRITE,
+                    Access.REMOTE_READ).remote();
+            for (int i = 0; i < SIZES.length; i++) {
+                int size = SIZES[i];
+                readLatency[i] = percentiles(iterations(size),
+                        () -> drive(client, connection.read(local, 0, remote, 0, size)));
             }
             // Warmed up as JMH's two warm-up iterations do: the READ path's hot loop is compiled after about 1 s.
             readThroughput(client, connection, local, remote, WARM_UP_NANOS);
-            double readMbps = readThroughput(client, connection, local, remote, THROUGHPUT_NANOS);
-            tcp.streamThroughput(WARM_UP_NANOS);
-            double tcpMbps = tcp.streamThroughput(THROUGHPUT_NANOS);
-            double streamRatio = readMbps / tcpMbps;
-            out.printf("throughput, 64 KiB: %d READs in flight %.0f MB/s | TCP stream %.0f MB/s   ratio %.2fx%n",
-                    WINDOW, readMbps, tcpMbps, streamRatio);
-            out.printf("verdict: an 8 B READ takes %.2fx the TCP round trip (%s); 64 KiB READs move %.2fx a TCP "
-                            + "stream (%s)%n", smallRatio, smallRatio <= 1 ? "RDMA is faster" : "TCP is faster",
-                    streamRatio, streamRatio >= 1 ? "RDMA is faster" : "TCP is faster");
-            local.close();
-            exposed.close();
-            accepted.close();
-            connection.close();
+            readMibps = readThroughput(client, connection, local, remote, THROUGHPUT_NANOS);
         }
+
+        out.printf("READ against TCP on loopback, like for like (%s provider%s), one side at a time: one client "
+                + "thread busy-polling (its runtime | a non-blocking socket), one busy-spinning server thread (the "
+                + "server's poller | a socket thread)%n", provider,
+                provider.equals("soft") ? ", MPA CRC off as in bin/bench" : "");
+        out.println("latency, one at a time, microseconds:");
+        out.println("      size   READ p50     p99   |  TCP p50     p99   ratio p50");
+        for (int i = 0; i < SIZES.length; i++) {
+            out.printf("  %8d %9.1f %7.1f   | %7.1f %7.1f   %5.2fx%n", SIZES[i], readLatency[i][0], readLatency[i][1],
+                    tcpLatency[i][0], tcpLatency[i][1], readLatency[i][0] / tcpLatency[i][0]);
+        }
+        double smallRatio = readLatency[0][0] / tcpLatency[0][0];
+        double streamRatio = readMibps / tcpMibps;
+        out.printf("throughput, 64 KiB: %d READs in flight %.0f MiB/s | TCP stream %.0f MiB/s   ratio %.2fx%n",
+                WINDOW, readMibps, tcpMibps, streamRatio);
+        out.printf("verdict: an 8 B READ takes %.2fx the TCP round trip (%s); 64 KiB READs move %.2fx a TCP "
+                        + "stream (%s)%n", smallRatio, smallRatio <= 1 ? "RDMA is faster" : "TCP is faster",
+                streamRatio, streamRatio >= 1 ? "RDMA is faster" : "TCP is faster");
+    }
+
+    private static int iterations(int size) {
+        return size > 4096 ? 5000 : 20000;
     }
 
     private RdmaRuntime.Builder builder() {
@@ -131,7 +142,7 @@ final class ReadComparison {
                 bytes += drive(client, read).bytes();
             }
         }
-        return bytes / ((System.nanoTime() - start) / 1e9) / 1e6;
+        return bytes / ((System.nanoTime() - start) / 1e9) / (1 << 20);
     }
 
     private interface Action {
@@ -155,15 +166,15 @@ final class ReadComparison {
     }
 
     /**
-     * The TCP side: a loopback server thread that busy-polls a non-blocking socket and answers each 4-byte request
-     * with that many bytes, or streams 64 KiB writes on a second connection; the client reads busily too.
+     * The TCP side: a loopback server thread that busy-polls non-blocking sockets, answering each 28-byte request
+     * with the size it names, or streaming 64 KiB writes on a second connection; the client busy-polls too.
      */
     private static final class TcpPeer implements AutoCloseable {
         private final ServerSocketChannel listener = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         private final SocketChannel requests;
         private final SocketChannel stream;
-        private final ByteBuffer request = ByteBuffer.allocateDirect(4);
+        private final ByteBuffer request = ByteBuffer.allocateDirect(REQUEST);
         private final ByteBuffer response = ByteBuffer.allocateDirect(CHUNK);
         private volatile boolean streamWanted;
         private volatile boolean closed;
@@ -187,20 +198,22 @@ final class ReadComparison {
 
         /**
          * Answers requests, busy-polling, until the client asks for the stream; then writes 64 KiB at a time on the
-         * blocking streaming socket (as iperf3's sender does) until closed.
+         * streaming socket, busy-polling too, until closed.
          */
         private void serve(SocketChannel answering, SocketChannel streaming) {
-            ByteBuffer asked = ByteBuffer.allocateDirect(4);
+            ByteBuffer asked = ByteBuffer.allocateDirect(REQUEST);
             ByteBuffer answer = ByteBuffer.allocateDirect(CHUNK);
             try (answering; streaming) {
-                answering.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                answering.configureBlocking(false);
+                for (SocketChannel ch : new SocketChannel[] {answering, streaming}) {
+                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    ch.configureBlocking(false);
+                }
                 while (!closed) {
                     if (answering.read(asked) < 0) {
                         return;
                     }
                     if (!asked.hasRemaining()) {
-                        answer.clear().limit(asked.flip().getInt());
+                        answer.clear().limit(asked.getInt(0));
                         asked.clear();
                         while (answer.hasRemaining()) {
                             answering.write(answer);
@@ -208,7 +221,10 @@ final class ReadComparison {
                     }
                     if (streamWanted) {
                         while (!closed) {
-                            streaming.write(answer.clear());
+                            answer.clear();
+                            while (answer.hasRemaining() && !closed) {
+                                streaming.write(answer);
+                            }
                         }
                     }
                 }
@@ -243,7 +259,7 @@ final class ReadComparison {
                 }
                 bytes += n;
             }
-            return bytes / ((System.nanoTime() - start) / 1e9) / 1e6;
+            return bytes / ((System.nanoTime() - start) / 1e9) / (1 << 20);
         }
 
         @Override

@@ -44,6 +44,12 @@ public final class NativeVerbs {
     public static native int setReuseAddr(long cmId, int enable);
 
     /**
+     * {@code RDMA_OPTION_ID_ACK_TIMEOUT}: the local ACK timeout (4.096 µs × 2^{@code timeout}, 1 to 31) the CM gives
+     * the QP on its way to RTS; before {@code rdma_connect} or {@code rdma_accept}.
+     */
+    public static native int setAckTimeout(long cmId, int timeout);
+
+    /**
      * {@code rdma_connect} with the given read limits and private data ({@code qpNum} and {@code srq}, 1 when the QP
      * takes its receives from a shared receive queue, only without an attached QP).
      */

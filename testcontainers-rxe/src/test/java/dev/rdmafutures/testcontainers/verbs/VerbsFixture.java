@@ -11,6 +11,9 @@ import java.util.Map;
 
 /** The verbs provider on one VM device (rxe0 or siw0), both bound to the VM's eth0, and what the device does otherwise. */
 record VerbsFixture(String device, Map<String, String> knownDivergences) implements ProviderFixture {
+    /** How long a disconnect may take before the connection is closed regardless. */
+    static final Duration DISCONNECT_TIMEOUT = Duration.ofSeconds(2);
+
     VerbsFixture(String device) {
         this(device, Map.of());
     }
@@ -20,7 +23,7 @@ record VerbsFixture(String device, Map<String, String> knownDivergences) impleme
         return RdmaRuntime.builder().provider("verbs").providerOption("verbs.device", device)
                 .connectTimeout(Duration.ofSeconds(10))
                 .handshakeTimeout(Duration.ofSeconds(5))
-                .disconnectTimeout(Duration.ofSeconds(2));
+                .disconnectTimeout(DISCONNECT_TIMEOUT);
     }
 
     @Override

@@ -1,0 +1,146 @@
+package dev.rdmafutures.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.Completion;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The peer process is killed (SIGKILL) with 1,000 READs in flight (issue 15, item 1): a {@link KilledPeer} JVM on
+ * the same host serves a readable region; this JVM posts 1,000 64 KiB READs to it and the peer is killed. Every
+ * future ends within the disconnect timeout, each failure with a typed status; the disconnect callback fires once;
+ * the runtime serves a new connection afterwards (a read of known bytes). Prints a {@code FAULT-ROW}.
+ */
+public abstract class AbstractKilledPeerTest extends ConformanceSupport {
+    private static final int OPERATIONS = 1000;
+    private static final int SIZE = 64 * 1024;
+    /** The read limits asked for; the device may grant fewer (the row says how many). */
+    private static final int READ_LIMIT = 128;
+    /** What a READ the kill cut off may fail with: flushed, or the connection's end. */
+    private static final List<Status> CUT_OFF = List.of(Status.CANCELED, Status.CONNECTION_RESET);
+
+    /** How bin/faults' table names the provider (and device). */
+    protected abstract String providerLabel();
+
+    /** The {@link KilledPeer} arguments: provider, the address to listen on, and the device where there is one. */
+    protected abstract List<String> peerArguments();
+
+    /** JVM flags the peer needs besides the class path (the verbs provider's native library). None by default. */
+    protected List<String> peerJvmFlags() {
+        return List.of();
+    }
+
+    /** The disconnect timeout the fixture's runtimes use: every READ must settle within it. */
+    protected abstract Duration disconnectTimeout();
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void killingThePeerWithAThousandReadsInFlightEndsEveryOneTyped() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(peerJvmFlags());
+        command.add(KilledPeer.class.getName());
+        command.addAll(peerArguments());
+        Process peer = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(),
+                    StandardCharsets.UTF_8));
+            String ready;
+            do {
+                ready = out.readLine();
+            } while (ready != null && !ready.startsWith("READY "));
+            assertThat(ready).as("the peer started").isNotNull();
+            String[] fields = ready.split(" ");
+            InetSocketAddress address = new InetSocketAddress(fixture().deviceAddress(), Integer.parseInt(fields[1]));
+            RemoteBuffer remote = new RemoteBuffer(Long.parseLong(fields[2]), KilledPeer.REGION,
+                    Integer.parseInt(fields[3]));
+
+            AdapterInfo adapter = client.adapterInfo();
+            assertThat(adapter.maxInitiatorQueueDepth()).as("%s takes 1,000 requests in one queue", providerLabel())
+                    .isGreaterThanOrEqualTo(OPERATIONS);
+            AtomicInteger callbacks = new AtomicInteger();
+            RdmaConnection connection = closeLater(await(client.connector().connect(address)
+                    .withQueueDepths(OPERATIONS, 16).withReadLimits(READ_LIMIT, READ_LIMIT)
+                    .onDisconnect(reason -> callbacks.incrementAndGet()).start()));
+            int reads = connection.connectionData().readLimits().outbound();
+            MemoryRegion sink = closeLater(client.register(ByteBuffer.allocateDirect(SIZE), Access.LOCAL_WRITE));
+            List<CompletableFuture<Completion>> posted = new ArrayList<>();
+            for (int i = 0; i < OPERATIONS; i++) {
+                posted.add(connection.read(sink, 0, remote, (long) (i % 16) * SIZE, SIZE));
+            }
+            long inFlight = posted.stream().filter(f -> !f.isDone()).count();
+            long killedAt = System.nanoTime();
+            peer.destroyForcibly(); // SIGKILL
+            assertThat(peer.waitFor(20, TimeUnit.SECONDS)).isTrue();
+
+            Duration disconnectTimeout = disconnectTimeout();
+            CompletableFuture.allOf(posted.stream().map(f -> f.handle((c, e) -> null))
+                    .toArray(CompletableFuture[]::new)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            Duration settled = Duration.ofNanos(System.nanoTime() - killedAt);
+            Map<Status, Integer> failures = new EnumMap<>(Status.class);
+            int completed = 0;
+            for (CompletableFuture<Completion> read : posted) {
+                Throwable error = read.handle((c, e) -> e).join();
+                if (error == null) {
+                    completed++;
+                } else {
+                    assertThat(error).isInstanceOf(RdmaException.class);
+                    failures.merge(((RdmaException) error).status(), 1, Integer::sum);
+                }
+            }
+            DisconnectReason reason = await(connection.disconnected());
+            assertThat(inFlight).as("READs in flight at the kill").isPositive();
+            assertThat(failures).as("the READs the kill cut off").isNotEmpty();
+            assertThat(failures.keySet()).allMatch(CUT_OFF::contains);
+            assertThat(settled).as("every READ settled within the disconnect timeout")
+                    .isLessThan(disconnectTimeout);
+            assertThat(reason).isIn(DisconnectReason.PEER_DISCONNECTED, DisconnectReason.CONNECTION_RESET);
+            Thread.sleep(100); // a second report would come right after the first
+            assertThat(callbacks).as("disconnect callback calls").hasValue(1);
+            assertThat(client.pollerErrorCount()).isZero();
+
+            // The runtime serves a new connection after.
+            Pair pair = connectPair(listen());
+            ByteBuffer known = ByteBuffer.allocateDirect(64);
+            for (int i = 0; i < 64; i++) {
+                known.put(i, (byte) (i * 3 + 1));
+            }
+            MemoryRegion remoteOk = closeLater(server.register(known, Access.REMOTE_READ));
+            assertThat(await(pair.client().read(sink, 0, remoteOk.remote(), 0, 64)).bytes()).isEqualTo(64);
+            for (int i = 0; i < 64; i++) {
+                assertThat(sink.buffer().get(i)).isEqualTo(known.get(i));
+            }
+            FaultRows.row("peer process killed (SIGKILL), 64 KiB READs, queue depth " + OPERATIONS + ", " + reads
+                            + " reads outstanding on the wire", providerLabel(), inFlight,
+                    failures + " " + completed + " completed; connection " + reason, settled.toMillis()
+                            + " ms after the kill (disconnect timeout " + disconnectTimeout.toMillis() + " ms)",
+                    "yes, one disconnect report", "64 B read on a new connection");
+        } finally {
+            peer.destroyForcibly();
+        }
+    }
+}
