@@ -184,9 +184,10 @@ def setup_rate_markdown(rates):
              "the rate of create id through connect. The listener is cmtime's server (the kernel's rdma_cm listener: "
              "siw's or rxe's), a `soft` listener (siw0 only: soft speaks iWARP) or a `verbs` listener; the `verbs` "
              "connector starts all N connects at once against a cmtime server (its set-up includes resolving and "
-             "creating its queue pairs). Ratios are to cmtime against cmtime on the same device. N stays below 72: "
-             "cmtime 44 creates its queue pairs from one global attribute struct that shares the first pair's CQs, "
-             "and on siw its 72nd queue pair and every later one fail. TCG emulation: compare ratios only.", "",
+             "creating its queue pairs). Ratios are to cmtime against cmtime on the same device. N stays at most 48: "
+             "siw's queue keys are page offsets and libsiw (rdma-core 44) takes page 144's for a failed mapping, so a "
+             "process with 144 queue pages mapped can create no further CQ or QP (cmtime's 72nd QP, at 2 pages each; "
+             "a verbs connection's 49th, at 3). TCG emulation: compare ratios only.", "",
              "| device | N | client → listener | connect/s | ratio | set-up/s | ratio | disconnect ms | "
              "cmtime steps ms (resolve addr / route / create qp / connect) |", "|---|---|---|---|---|---|---|---|---|"]
     for dev, rate in sorted(rates.items()):

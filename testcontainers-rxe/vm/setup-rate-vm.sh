@@ -10,13 +10,22 @@
 # create qp, connect, disconnect, destroy); SetupRatePeer makes its connections as cmtime does (queue pairs of depth 1,
 # read limits 1). Raw logs go to OUT; setup_rate_json.py then writes OUT/setup-rate-DEV.json and fails if any
 # connection failed.
-# Usage: setup-rate-vm.sh BENCHMARKS_JAR NATIVE_DIR DEVICE COUNTS OUT   (COUNTS comma-separated, each at most 71:
-# see cmtime_client)
+# Usage: setup-rate-vm.sh BENCHMARKS_JAR NATIVE_DIR DEVICE COUNTS OUT   (COUNTS comma-separated, each at most 48: on
+# siw a process holds at most 144 queue pages; see SIW_PAGES below)
 # Deadlines: each round SETUP_ROUND_LIMIT seconds (120), each program run BENCH_RUN_LIMIT (600).
 # Emulated RDMA (TCG): only the ratios within this one boot mean anything.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+# SIW_PAGES: siw maps every CQ, send queue and receive queue into the process, and its keys are page offsets handed
+# out lowest first; libsiw (rdma-core 44) takes the key 0x90000 (SIW_INVAL_UOBJ_KEY, page 144) for a failed mapping, so
+# while 144 queue pages are in use in one process every further CQ or QP fails (with a stale errno: ENOENT or EINVAL in
+# cmtime, EAGAIN in ours). cmtime 44 shares its first pair's two CQs (one global attribute struct), 2 pages a QP: its
+# 72nd QP fails. A verbs connection has its own CQ, 3 pages: the 49th fails. Hence at most 48 connections a round.
+SIW_PAGES=144
 JAR=$1; NATIVE=$2; DEV=$3; COUNTS=${4//,/ }; OUT=$5
+for n in $COUNTS; do
+  [ "$n" -le $((SIW_PAGES / 3)) ] || { echo "setup-rate-vm: $n connections: at most $((SIW_PAGES / 3))" >&2; exit 2; }
+done
 ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
 ROUND_LIMIT=${SETUP_ROUND_LIMIT:-120}
 LIMIT=${BENCH_RUN_LIMIT:-600}
@@ -40,9 +49,7 @@ listening() {
 }
 
 # cmtime_client N PORT LOG: cmtime's client with N connections. cmtime v44 exits 0 even when connections fail, so its
-# output is checked too. N must stay below 72: v44 creates every queue pair from one global attribute struct that
-# rdma_create_qp fills with the first pair's CQs, and on siw its 72nd queue pair and every later one fail (ENOENT, then
-# EINVAL), in the client and in the server alike.
+# output is checked too.
 cmtime_client() {
   timeout -k 5 "$ROUND_LIMIT" cmtime -s "$ADDR" -p "$2" -c "$1" > "$3" 2>&1 || { cat "$3"; die "cmtime -s failed"; }
   if grep -q 'failure\|event:\|ERROR\|error' "$3"; then cat "$3"; die "cmtime -s: a connection failed ($3)"; fi
