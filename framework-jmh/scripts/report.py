@@ -11,7 +11,7 @@ import re
 import sys
 
 from scale_report import (plot_pollers, plot_scale, poller_markdown, poller_targets, scale_markdown,
-                          scale_targets)
+                          scale_targets, setup_rate_markdown, setup_rate_targets)
 
 MIB = 1 << 20
 
@@ -212,7 +212,7 @@ def plot(rows, out_dir):
         plt.close(fig)
 
 
-def markdown(out_dir, machine, rows, goals, checks, scale, pollers):
+def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates):
     lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see the project README).",
              "Ratios compare numbers from this one run; the VM's RDMA is emulated (TCG), so only its ratios mean "
              "anything.", "", "```", machine.strip(), "```", "", "## Targets (issues 6 and 16)", "",
@@ -225,6 +225,7 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers):
         lines += ["![latency](latency.png)", "", "![throughput](throughput.png)", ""]
     lines += scale_markdown(scale)
     lines += poller_markdown(pollers)
+    lines += setup_rate_markdown(rates)
     lines += ["## Allocation per operation (AllocationCheck)", "",
               "Exact bytes allocated in steady state by the thread that posts and completes the operations (an "
               "application-driven runtime) and by the server's poller thread. The B/op column of the results below "
@@ -261,12 +262,18 @@ def main(out_dir):
     checks = {}
     scale = None
     pollers = None
+    rates = {}  # setup-rate-<device>.json (setup-rate-vm.sh); its other raw files are logs
     for path in sorted(glob.glob(os.path.join(raw, "*.json"))):
         name = os.path.basename(path)
         if name.startswith("iperf3"):
             continue
         if name == "pollers-host.json":
             pollers = {"results": json.load(open(path)), "iperf3": iperf3_parallel(raw)}
+            continue
+        if name.startswith("setup-rate-"):
+            m = re.fullmatch(r"setup-rate-((?:rxe|siw)\d+)\.json", name)
+            if m:
+                rates[m.group(1)] = json.load(open(path))
             continue
         if name == "scale-host.json":
             scale = json.load(open(path))
@@ -277,10 +284,12 @@ def main(out_dir):
         m = re.search(r"-((?:rxe|siw)\d+)\.json$", path)
         rows += jmh_rows(path, m.group(1) if m else "host")
     rows += native_rows(raw)
-    goals = targets(rows) + allocation_targets(checks) + scale_targets(scale) + poller_targets(pollers)
+    goals = (targets(rows) + allocation_targets(checks) + scale_targets(scale) + poller_targets(pollers)
+             + setup_rate_targets(rates))
     machine = open(os.path.join(out_dir, "machine.txt")).read()
     json.dump({"machine": machine, "targets": goals, "results": rows, "allocation": checks, "scale": scale,
-               "pollers": pollers},
+               "pollers": pollers,
+               "setupRate": rates},
               open(os.path.join(out_dir, "results.json"), "w"), indent=1)
     if rows:
         plot(rows, out_dir)
@@ -288,7 +297,7 @@ def main(out_dir):
         plot_scale(scale, out_dir)
     if pollers:
         plot_pollers(pollers, out_dir)
-    markdown(out_dir, machine, rows, goals, checks, scale, pollers)
+    markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates)
     for g in goals:
         print(f"{'ok ' if g['met'] else 'GAP'} {g['target']}: {g['measured']}"
               + ("" if g["ratio"] is None else f" ({g['ratio']}x, goal {g['goal']})"))
