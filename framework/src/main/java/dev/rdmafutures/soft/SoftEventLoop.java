@@ -68,7 +68,7 @@ final class SoftEventLoop implements EventLoop {
         return poller;
     }
 
-    /** The buffers this poller's sockets write headers, trailers and copies from. */
+    /** The direct buffers this poller's sockets write headers, trailers and copies from and parse inbound bytes in. */
     DirectBuffers directBuffers() {
         return directBuffers;
     }
@@ -85,10 +85,11 @@ final class SoftEventLoop implements EventLoop {
 
     void deregister(SelectionHandler handler) {
         handlers.remove(handler);
-        if (handler instanceof SoftConnection connection) {
-            awaitsPeer(connection, false);
+        if (!(handler instanceof SoftConnection connection)) {
+            return;
         }
-        if (handler instanceof SoftConnection connection && connection.establishedIndex >= 0) {
+        awaitsPeer(connection, false);
+        if (connection.establishedIndex >= 0) {
             // The last one takes its place: O(1) with thousands established, where remove(Object) walked them all.
             SoftConnection last = established.remove(established.size() - 1);
             if (last != connection) {
