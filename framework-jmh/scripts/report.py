@@ -10,8 +10,8 @@ import os
 import re
 import sys
 
-from scale_report import (plot_pollers, plot_scale, poller_markdown, poller_targets, scale_markdown,
-                          scale_targets, setup_rate_markdown, setup_rate_targets)
+from scale_report import (parallel_baselines, plot_pollers, plot_scale, poller_markdown, poller_targets,
+                          scale_markdown, scale_targets, setup_rate_markdown, setup_rate_targets)
 
 MIB = 1 << 20
 
@@ -247,15 +247,6 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates):
     open(os.path.join(out_dir, "README.md"), "w").write("\n".join(lines) + "\n")
 
 
-def iperf3_parallel(raw):
-    """iperf3 -P N runs (raw/iperf3-P<N>.json): N streams' received MiB/s, by N."""
-    found = {}
-    for path in glob.glob(os.path.join(raw, "iperf3-P*.json")):
-        n = int(re.search(r"iperf3-P(\d+)\.json$", path).group(1))
-        found[n] = json.load(open(path))["end"]["sum_received"]["bits_per_second"] / 8 / MIB
-    return found
-
-
 def main(out_dir):
     raw = os.path.join(out_dir, "raw")
     rows = []
@@ -268,7 +259,7 @@ def main(out_dir):
         if name.startswith("iperf3"):
             continue
         if name == "pollers-host.json":
-            pollers = {"results": json.load(open(path)), "iperf3": iperf3_parallel(raw)}
+            pollers = {"results": json.load(open(path)), **parallel_baselines(raw)}
             continue
         if name.startswith("setup-rate-"):
             m = re.fullmatch(r"setup-rate-((?:rxe|siw)\d+)\.json", name)

@@ -1,6 +1,11 @@
 """The scale sections of a bin/bench report (issue 16): connection scale (ConnectionScale) and poller scaling
-(PollerScaling beside iperf3 -P N), their targets, Markdown and plots."""
+(PollerScaling beside iperf3 -P N and sockperf over N sockets), their targets, Markdown and plots."""
+import glob
+import json
 import os
+import re
+
+MIB = 1 << 20
 
 
 def scale_targets(scale):
@@ -91,6 +96,21 @@ def scale_markdown(scale):
     return lines + ["", "![scale](scale.png)", ""]
 
 
+def parallel_baselines(raw):
+    """The baselines beside PollerScaling, by connection count N: "iperf3" (raw/iperf3-P<N>.json, N streams' received
+    MiB/s) and "sockperf" (raw/sockperf-P<N>.log, round trips per second of the busy-poll ping-pong over N sockets)."""
+    iperf3, sockperf = {}, {}
+    for path in glob.glob(os.path.join(raw, "iperf3-P*.json")):
+        n = int(re.search(r"iperf3-P(\d+)\.json$", path).group(1))
+        iperf3[n] = json.load(open(path))["end"]["sum_received"]["bits_per_second"] / 8 / MIB
+    for path in glob.glob(os.path.join(raw, "sockperf-P*.log")):
+        n = int(re.search(r"sockperf-P(\d+)\.log$", path).group(1))
+        m = re.search(r"\[Valid Duration\] RunTime=([0-9.]+) sec;.*ReceivedMessages=(\d+)", open(path).read())
+        if m:
+            sockperf[n] = int(m.group(2)) / float(m.group(1))
+    return {"iperf3": iperf3, "sockperf": sockperf}
+
+
 def poller_targets(pollers):
     """2 pollers and 16 connections: aggregate 64 KiB READ throughput against iperf3 -P 16, same run."""
     if not pollers:
@@ -112,17 +132,21 @@ def poller_markdown(pollers):
              "P pollers in each of two runtimes, N connections spread over them round robin (both sides), 16 "
              "operations in flight on each, re-posted from their callbacks. Busiest / idlest: the share of "
              "operations the most and the least served connection got, against an even share (1.00 = even). "
-             "iperf3 -P N: N TCP streams in one iperf3 run, same machine, same run.", "",
+             "iperf3 -P N: N TCP streams in one iperf3 run. sockperf over N: busy-poll TCP ping-pong of 32 B "
+             "messages over N sockets, bursts of 16 x N spread round robin, so 16 requests in flight on each socket "
+             "as on each connection here; its rate counts round trips, one per READ. Same machine, same run.", "",
              "| pollers | connections | 64 KiB READ MiB/s | vs iperf3 -P N | 64 KiB WRITE MiB/s | 8 B READs/s | "
-             "busiest / idlest (READ 64 KiB) | iperf3 -P N MiB/s |", "|---|---|---|---|---|---|---|---|"]
+             "vs sockperf over N | busiest / idlest (READ 64 KiB) | iperf3 -P N MiB/s | sockperf over N round trips/s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     by = {(r["pollers"], r["connections"], r["load"]): r for r in pollers["results"]}
     for p, n in sorted({(r["pollers"], r["connections"]) for r in pollers["results"]}):
         read, write, small = by.get((p, n, "READ_64K")), by.get((p, n, "WRITE_64K")), by.get((p, n, "READ_8B"))
-        tcp = pollers["iperf3"].get(n)
+        tcp, pings = pollers["iperf3"].get(n), pollers.get("sockperf", {}).get(n)
         versus = f"{read['mib_per_s'] / tcp:.2f}x" if tcp else ""
+        versus_pings = f"{small['ops_per_s'] / pings:.2f}x" if pings else ""
         lines.append(f"| {p} | {n} | {read['mib_per_s']:.0f} | {versus} | {write['mib_per_s']:.0f} | "
-                     f"{small['ops_per_s']:.0f} | {read['busiest_share']:.2f} / {read['idlest_share']:.2f} | "
-                     f"{f'{tcp:.0f}' if tcp else ''} |")
+                     f"{small['ops_per_s']:.0f} | {versus_pings} | {read['busiest_share']:.2f} / "
+                     f"{read['idlest_share']:.2f} | {f'{tcp:.0f}' if tcp else ''} | {f'{pings:.0f}' if pings else ''} |")
     return lines + ["", "![pollers](pollers.png)", ""]
 
 
@@ -138,6 +162,10 @@ def plot_pollers(pollers, out_dir):
     if pollers["iperf3"]:
         pts = sorted(pollers["iperf3"].items())
         bw.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", color="gray", label="iperf3 -P N")
+    if pollers.get("sockperf"):
+        pts = sorted(pollers["sockperf"].items())
+        rate.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", color="gray",
+                  label="sockperf over N sockets")
     bw.set_ylabel("64 KiB READ, MiB/s (all connections)")
     rate.set_ylabel("8 B READs per second (all connections)")
     save(fig, ((bw, "throughput"), (rate, "operation rate")), 2, os.path.join(out_dir, "pollers.png"))
