@@ -27,14 +27,21 @@ def scale_targets(scale):
     one = next((r for r in rows if r["connections"] == 1), None)
     if one and n > 1:
         value = largest["readIdle"]["p50Us"] / one["readIdle"]["p50Us"]
+        places = f"; vCPUs {placement(largest)} vs {placement(one)}" if "placement" in one else ""
         out.append({"target": f"8 B READ p50 with {n} connections (the rest idle) vs 1 connection", "goal": "<= 1.2x",
                     "ratio": round(value, 3), "met": value <= 1.2,
-                    "measured": f"{largest['readIdle']['p50Us']:.2f} vs {one['readIdle']['p50Us']:.2f} us"})
+                    "measured": f"{largest['readIdle']['p50Us']:.2f} vs {one['readIdle']['p50Us']:.2f} us{places}"})
     for r in scale["setupRate"]:
         out.append({"target": f"soft connect+accept per second, {r['connectors']} connector(s), vs TCP connect + "
                               "1-byte round trip", "goal": ">= 0.8x", "ratio": round(r["ratio"], 3),
                     "measured": f"{r['softPerSecond']:.0f} vs {r['tcpPerSecond']:.0f} /s", "met": r["ratio"] >= 0.8})
     return out
+
+
+def placement(row):
+    """Where the host had the two vCPUs around a row (ConnectionScale's core-to-core probe): near, far or changed."""
+    p = row.get("placement")
+    return "" if not p else f"{p['mode']} ({p['beforeNs']:.0f}/{p['afterNs']:.0f} ns)"
 
 
 def plot_scale(scale, out_dir):
@@ -75,9 +82,13 @@ def scale_markdown(scale):
              "full GC plus direct buffers of both JVMs, after minus before, per connection (a client end and a "
              "server end); the resident set's growth beside it; kernel socket memory is in neither. READ: 8 B, "
              "callback API, on one connection while the rest are idle, and while a tenth of them each keep one "
-             "READ outstanding on the same runtimes (the probe queues behind theirs). Ratios are to N = 1.", "",
+             "READ outstanding on the same runtimes (the probe queues behind theirs). Ratios are to N = 1. vCPUs: "
+             "a cache line's round trip between the two CPUs before and after the row, near (about 100 ns) or far "
+             "(about 500 ns); the host moves them, and a loopback round trip is about 40% slower far. A row whose "
+             "placement differed from the first row's was measured again (attempt: which one this is).", "",
              "| N | set-up time | connects/s | memory/conn | heap | direct | RSS | READ p50 idle | p99 | ratio | "
-             "READ p50 10% busy | p99 | ratio | busy READs/s |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "READ p50 10% busy | p99 | ratio | busy READs/s | vCPUs | attempt |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         b = r.get("readBusy")
         busy = (f"{b['p50Us']:.1f} us | {b['p99Us']:.1f} us | {ratio(r, 'readBusy')} | {b['busyReadsPerSecond']:.0f}"
@@ -86,13 +97,18 @@ def scale_markdown(scale):
                      f"{r['memoryBytesPerConnection'] / 1024:.1f} KiB | {r['heapBytesPerConnection'] / 1024:.1f} KiB | "
                      f"{r['directBytesPerConnection'] / 1024:.1f} KiB | {r['rssBytesPerConnection'] / 1024:.1f} KiB | "
                      f"{r['readIdle']['p50Us']:.1f} us | {r['readIdle']['p99Us']:.1f} us | {ratio(r, 'readIdle')} | "
-                     f"{busy} |")
+                     f"{busy} | {placement(r)} | {r.get('attempt', '')} |")
     lines += ["", "Set-up rate: threads that each connect, wait until established and close, against a one-poller "
                   "server (soft; both runtimes back off) or a one-thread NIO echo server (TCP: blocking connect, a "
-                  "1-byte round trip, close).", "", "| connectors | soft connect+accept/s | TCP connect+round trip/s | ratio |",
-              "|---|---|---|---|"]
+                  "1-byte round trip, close).", "",
+              "CPU/connect: the process's CPU time (user and system, every thread, idle spinning included) per connect "
+              "while connects were counted.", "",
+              "| connectors | soft connect+accept/s | TCP connect+round trip/s | ratio | soft CPU/connect | "
+              "TCP CPU/connect | vCPUs |", "|---|---|---|---|---|---|---|"]
+    cpu = lambda r, key: f"{r[key]:.0f} us" if key in r else ""
     for r in scale["setupRate"]:
-        lines.append(f"| {r['connectors']} | {r['softPerSecond']:.0f} | {r['tcpPerSecond']:.0f} | {r['ratio']:.2f} |")
+        lines.append(f"| {r['connectors']} | {r['softPerSecond']:.0f} | {r['tcpPerSecond']:.0f} | {r['ratio']:.2f} | "
+                     f"{cpu(r, 'softCpuMicrosPerConnect')} | {cpu(r, 'tcpCpuMicrosPerConnect')} | {placement(r)} |")
     return lines + ["", "![scale](scale.png)", ""]
 
 

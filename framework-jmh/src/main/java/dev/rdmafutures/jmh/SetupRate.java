@@ -4,6 +4,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -27,12 +28,14 @@ import java.util.concurrent.atomic.LongAdder;
 final class SetupRate {
     private static final int BACKLOG = 1024;
     private static final long SECOND = 1_000_000_000L;
+    private static final com.sun.management.OperatingSystemMXBean CPU =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private SetupRate() {
     }
 
     /** Connect+accept per second with {@code connectors} threads, each connecting, waiting and closing in turn. */
-    static double soft(int connectors, double seconds) throws Exception {
+    static Rate soft(int connectors, double seconds) throws Exception {
         RdmaRuntime server = Pair.builder("soft").threadNamePrefix("rate-server").listenBacklog(BACKLOG).build();
         RdmaRuntime client = Pair.builder("soft").threadNamePrefix("rate-client").build();
         try {
@@ -48,7 +51,7 @@ final class SetupRate {
     }
 
     /** The same with plain TCP: a blocking connect, a 1-byte round trip, close; a one-thread NIO echo server. */
-    static double tcp(int connectors, double seconds) throws Exception {
+    static Rate tcp(int connectors, double seconds) throws Exception {
         try (TcpEcho echo = new TcpEcho()) {
             return rate(connectors, seconds, () -> {
                 try (SocketChannel ch = SocketChannel.open()) {
@@ -68,8 +71,15 @@ final class SetupRate {
         void run() throws Exception;
     }
 
+    /**
+     * Connects per second, and the CPU time (user and system, all of this process's threads: connectors, pollers and
+     * echo server, idle spinning included) spent per connect while they were counted.
+     */
+    record Rate(double perSecond, double cpuMicrosPerConnect) {
+    }
+
     /** Runs {@code connect} on {@code threads} threads: a warm-up of half of {@code seconds}, then counts. */
-    private static double rate(int threads, double seconds, Connect connect) throws Exception {
+    private static Rate rate(int threads, double seconds, Connect connect) throws Exception {
         long warmEnd = System.nanoTime() + (long) (seconds * SECOND / 2);
         long end = warmEnd + (long) (seconds * SECOND);
         LongAdder done = new LongAdder();
@@ -93,6 +103,11 @@ final class SetupRate {
             t.start();
             running.add(t);
         }
+        TimeUnit.NANOSECONDS.sleep(warmEnd - System.nanoTime());
+        long cpuStart = CPU.getProcessCpuTime();
+        long counted = done.sum();
+        TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
+        double cpuPerConnect = (CPU.getProcessCpuTime() - cpuStart) / 1e3 / Math.max(1, done.sum() - counted);
         for (Thread t : running) {
             t.join(TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000);
             if (t.isAlive()) {
@@ -102,7 +117,7 @@ final class SetupRate {
         if (failure.get() != null) {
             throw new IllegalStateException("set-up rate with " + threads + " connectors failed", failure.get());
         }
-        return done.sum() / seconds;
+        return new Rate(done.sum() / seconds, cpuPerConnect);
     }
 
     /** A one-thread NIO server on loopback that answers each connection's byte and closes it. */
