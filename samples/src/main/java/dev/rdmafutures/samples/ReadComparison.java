@@ -19,14 +19,20 @@ import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The demo's side-by-side: RDMA READ against plain TCP on loopback, like for like, set up as {@code bin/bench}'s
  * headline runs are. Each side has one client thread that busy-polls (the client runtime it drives, with
- * {@code pollerThreads(0)} | a non-blocking socket) and one server thread (the server runtime's poller, idle strategy
- * BUSY_SPIN | a thread busy-polling its socket). Latency: one 8 B, 4 KiB or 64 KiB READ at a time | a 4-byte request answered with that
- * many bytes. Throughput: 16 READs of 64 KiB in flight | one socket streaming 64 KiB writes. The soft provider
- * runs without MPA CRC, as bin/bench does (TCP's own checksum covers loopback).
+ * {@code pollerThreads(0)} | a non-blocking socket) and one busy-polling server thread (driving the server runtime |
+ * its sockets). Latency: one 8 B, 4 KiB or 64 KiB READ at a time | a 28-byte request answered with that many bytes.
+ * Throughput: 16 READs of 64 KiB in flight | one socket streaming 64 KiB writes. The soft provider runs without MPA
+ * CRC, as bin/bench does (TCP's own checksum covers loopback).
+ *
+ * <p>Only one side runs at a time: the other side's server thread sleeps, as a spinning one would take a core. The
+ * sides take turns in {@value #ROUNDS} rounds and each figure pools its rounds, because a virtual machine's host
+ * moves its vCPUs nearer or farther apart every few tens of seconds, and a loopback round trip follows by about 40%:
+ * measured in turns, both sides see the same placements.
  */
 final class ReadComparison {
     private static final int[] SIZES = {8, 4096, 65536};
@@ -34,10 +40,13 @@ final class ReadComparison {
     private static final int WINDOW = 16;
     /** The bytes of an RDMA Read Request (RFC 5040), the TCP request's size. */
     private static final int REQUEST = 28;
-    private static final long THROUGHPUT_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int ROUNDS = 4;
+    /** Each side's throughput, per round. */
+    private static final long THROUGHPUT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    /** Each side's first turn runs its throughput loop this long first: the hot loop is compiled after about 1 s. */
     private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
-    /** Each latency series runs this long before it is measured. */
-    private static final long LATENCY_WARM_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** Each latency series runs this long before it is measured, in each round. */
+    private static final long LATENCY_WARM_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(15);
 
     private final String provider;
@@ -49,22 +58,16 @@ final class ReadComparison {
     }
 
     void run() throws Exception {
-        // One side at a time: a busy-spinning poller or socket thread of the other side would take a core from it.
-        double[][] tcpLatency = new double[SIZES.length][];
-        double tcpMibps;
-        try (TcpPeer tcp = new TcpPeer()) {
-            for (int i = 0; i < SIZES.length; i++) {
-                int size = SIZES[i];
-                tcpLatency[i] = percentiles(iterations(size), () -> tcp.roundTrip(size));
-            }
-            tcp.streamThroughput(WARM_UP_NANOS);
-            tcpMibps = tcp.streamThroughput(THROUGHPUT_NANOS);
-        }
-        double[][] readLatency = new double[SIZES.length][];
-        double readMibps;
-        try (RdmaRuntime server = builder().threadNamePrefix("demo-server").idleStrategy(IdleStrategy.BUSY_SPIN)
-                .build();
+        Series[] tcpLatency = Series.of(SIZES);
+        Series[] readLatency = Series.of(SIZES);
+        Rate tcpRate = new Rate();
+        Rate readRate = new Rate();
+        try (TcpPeer tcp = new TcpPeer();
+             RdmaRuntime server = builder().threadNamePrefix("demo-server").pollerThreads(0).build();
+             ServerThread rdmaServer = new ServerThread("demo-rdma-server", server::poll);
              RdmaRuntime client = builder().pollerThreads(0).build()) {
+            server.handOver(rdmaServer.thread);
+            rdmaServer.resume();
             RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             CompletableFuture<RdmaConnection> connecting = client.connector().connect(listener.localAddress())
                     .start();
@@ -74,30 +77,45 @@ final class ReadComparison {
             MemoryRegion local = client.register(ByteBuffer.allocateDirect(WINDOW * CHUNK), Access.LOCAL_WRITE);
             RemoteBuffer remote = server.register(ByteBuffer.allocateDirect(WINDOW * CHUNK), Access.LOCAL_WRITE,
                     Access.REMOTE_READ).remote();
-            for (int i = 0; i < SIZES.length; i++) {
-                int size = SIZES[i];
-                readLatency[i] = percentiles(iterations(size),
-                        () -> drive(client, connection.read(local, 0, remote, 0, size)));
+            rdmaServer.pause();
+            for (int round = 0; round < ROUNDS; round++) {
+                long warmUp = round == 0 ? WARM_UP_NANOS : 0;
+                tcp.server.resume();
+                for (int i = 0; i < SIZES.length; i++) {
+                    int size = SIZES[i];
+                    tcpLatency[i].measure(iterations(size) / ROUNDS, () -> tcp.roundTrip(size));
+                }
+                tcp.streamThroughput(warmUp, tcpRate);
+                tcp.streamThroughput(THROUGHPUT_NANOS, tcpRate.counting());
+                tcp.server.pause();
+                rdmaServer.resume();
+                for (int i = 0; i < SIZES.length; i++) {
+                    int size = SIZES[i];
+                    readLatency[i].measure(iterations(size) / ROUNDS,
+                            () -> drive(client, connection.read(local, 0, remote, 0, size)));
+                }
+                readThroughput(client, connection, local, remote, warmUp, readRate);
+                readThroughput(client, connection, local, remote, THROUGHPUT_NANOS, readRate.counting());
+                rdmaServer.pause();
             }
-            // Warmed up as JMH's two warm-up iterations do: the READ path's hot loop is compiled after about 1 s.
-            readThroughput(client, connection, local, remote, WARM_UP_NANOS);
-            readMibps = readThroughput(client, connection, local, remote, THROUGHPUT_NANOS);
+            rdmaServer.resume(); // the runtimes close with their server polled
         }
 
-        out.printf("READ against TCP on loopback, like for like (%s provider%s), one side at a time: one client "
-                + "thread busy-polling (its runtime | a non-blocking socket), one busy-spinning server thread (the "
-                + "server's poller | a socket thread)%n", provider,
-                provider.equals("soft") ? ", MPA CRC off as in bin/bench" : "");
+        out.printf("READ against TCP on loopback, like for like (%s provider%s), one side at a time, %d turns "
+                + "each: one client thread busy-polling (its runtime | a non-blocking socket), one busy-polling "
+                + "server thread (the server runtime | its sockets)%n", provider,
+                provider.equals("soft") ? ", MPA CRC off as in bin/bench" : "", ROUNDS);
         out.println("latency, one at a time, microseconds:");
         out.println("      size   READ p50     p99   |  TCP p50     p99   ratio p50");
         for (int i = 0; i < SIZES.length; i++) {
-            out.printf("  %8d %9.1f %7.1f   | %7.1f %7.1f   %5.2fx%n", SIZES[i], readLatency[i][0], readLatency[i][1],
-                    tcpLatency[i][0], tcpLatency[i][1], readLatency[i][0] / tcpLatency[i][0]);
+            out.printf("  %8d %9.1f %7.1f   | %7.1f %7.1f   %5.2fx%n", SIZES[i], readLatency[i].percentile(0.50),
+                    readLatency[i].percentile(0.99), tcpLatency[i].percentile(0.50), tcpLatency[i].percentile(0.99),
+                    readLatency[i].percentile(0.50) / tcpLatency[i].percentile(0.50));
         }
-        double smallRatio = readLatency[0][0] / tcpLatency[0][0];
-        double streamRatio = readMibps / tcpMibps;
+        double smallRatio = readLatency[0].percentile(0.50) / tcpLatency[0].percentile(0.50);
+        double streamRatio = readRate.mibPerSecond() / tcpRate.mibPerSecond();
         out.printf("throughput, 64 KiB: %d READs in flight %.0f MiB/s | TCP stream %.0f MiB/s   ratio %.2fx%n",
-                WINDOW, readMibps, tcpMibps, streamRatio);
+                WINDOW, readRate.mibPerSecond(), tcpRate.mibPerSecond(), streamRatio);
         out.printf("verdict: an 8 B READ takes %.2fx the TCP round trip (%s); 64 KiB READs move %.2fx a TCP "
                         + "stream (%s)%n", smallRatio, smallRatio <= 1 ? "RDMA is faster" : "TCP is faster",
                 streamRatio, streamRatio >= 1 ? "RDMA is faster" : "TCP is faster");
@@ -124,8 +142,9 @@ final class ReadComparison {
         return future.get();
     }
 
-    private static double readThroughput(RdmaRuntime client, RdmaConnection connection, MemoryRegion local,
-                                         RemoteBuffer remote, long nanos) throws Exception {
+    /** Keeps {@value #WINDOW} 64 KiB READs in flight for {@code nanos}, adding what they moved to {@code rate}. */
+    private static void readThroughput(RdmaRuntime client, RdmaConnection connection, MemoryRegion local,
+                                       RemoteBuffer remote, long nanos, Rate rate) throws Exception {
         @SuppressWarnings("unchecked")
         CompletableFuture<Completion>[] ring = new CompletableFuture[WINDOW];
         long bytes = 0;
@@ -142,51 +161,153 @@ final class ReadComparison {
                 bytes += drive(client, read).bytes();
             }
         }
-        return bytes / ((System.nanoTime() - start) / 1e9) / (1 << 20);
+        rate.add(bytes, System.nanoTime() - start);
     }
 
     private interface Action {
         void run() throws Exception;
     }
 
-    /** p50 and p99 in microseconds of {@code n} runs, after running it for {@link #LATENCY_WARM_UP_NANOS}. */
-    private static double[] percentiles(int n, Action action) throws Exception {
-        long warm = System.nanoTime();
-        while (System.nanoTime() - warm < LATENCY_WARM_UP_NANOS) {
-            action.run();
+    /** One size's round-trip samples, pooled over the rounds. */
+    private static final class Series {
+        private long[] samples = new long[0];
+
+        static Series[] of(int[] sizes) {
+            Series[] all = new Series[sizes.length];
+            Arrays.setAll(all, i -> new Series());
+            return all;
         }
-        long[] samples = new long[n];
-        for (int i = 0; i < n; i++) {
-            long t0 = System.nanoTime();
-            action.run();
-            samples[i] = System.nanoTime() - t0;
+
+        /** Runs {@code action} for {@link #LATENCY_WARM_UP_NANOS}, then {@code n} more times, timing each. */
+        void measure(int n, Action action) throws Exception {
+            long warm = System.nanoTime();
+            while (System.nanoTime() - warm < LATENCY_WARM_UP_NANOS) {
+                action.run();
+            }
+            int from = samples.length;
+            samples = Arrays.copyOf(samples, from + n);
+            for (int i = from; i < samples.length; i++) {
+                long t0 = System.nanoTime();
+                action.run();
+                samples[i] = System.nanoTime() - t0;
+            }
         }
-        Arrays.sort(samples);
-        return new double[] {samples[n / 2] / 1e3, samples[(int) (n * 0.99)] / 1e3};
+
+        /** The {@code p} quantile of every sample so far, in microseconds. */
+        double percentile(double p) {
+            long[] sorted = samples.clone();
+            Arrays.sort(sorted);
+            return sorted[Math.min(sorted.length - 1, (int) (sorted.length * p))] / 1e3;
+        }
+    }
+
+    /** Bytes and time pooled over the rounds; a warm-up adds to a rate that does not count. */
+    private static final class Rate {
+        private long bytes;
+        private long nanos;
+        private boolean counting;
+
+        Rate counting() {
+            counting = true;
+            return this;
+        }
+
+        void add(long moved, long elapsed) {
+            if (counting) {
+                bytes += moved;
+                nanos += elapsed;
+            }
+            counting = false;
+        }
+
+        double mibPerSecond() {
+            return bytes / (nanos / 1e9) / (1 << 20);
+        }
+    }
+
+    /** A busy-polling server thread that sleeps while the other side is measured. */
+    private static final class ServerThread implements AutoCloseable {
+        final Thread thread;
+        private volatile boolean running;
+        /** Turns the thread has slept since it started; only it writes them. */
+        private volatile long sleeps;
+        private volatile boolean closed;
+        private volatile Throwable failure;
+
+        ServerThread(String name, Action step) {
+            thread = new Thread(() -> {
+                try {
+                    while (!closed) {
+                        if (running) {
+                            step.run();
+                        } else {
+                            sleeps++;
+                            LockSupport.park(this); // no timed wake-ups: they would take turns on the measured cores
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure = e;
+                }
+            }, name);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        void resume() {
+            running = true;
+            LockSupport.unpark(thread);
+        }
+
+        /** Stops the spinning and waits until the thread has seen it stop, so that it runs no further step. */
+        void pause() throws Exception {
+            running = false;
+            long seen = sleeps;
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            while (sleeps == seen && failure == null) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(thread.getName() + " did not stop within 15 s");
+                }
+                Thread.onSpinWait();
+            }
+            if (failure != null) {
+                throw new IllegalStateException(thread.getName() + " failed", failure);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            closed = true;
+            LockSupport.unpark(thread);
+            thread.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NANOS));
+        }
     }
 
     /**
      * The TCP side: a loopback server thread that busy-polls non-blocking sockets, answering each 28-byte request
-     * with the size it names, or streaming 64 KiB writes on a second connection; the client busy-polls too.
+     * with the size it names, and while the client asks for the stream, writing 64 KiB at a time on a second
+     * connection; the client busy-polls too.
      */
     private static final class TcpPeer implements AutoCloseable {
+        final ServerThread server;
         private final ServerSocketChannel listener = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         private final SocketChannel requests;
         private final SocketChannel stream;
+        private final SocketChannel answering;
+        private final SocketChannel streaming;
         private final ByteBuffer request = ByteBuffer.allocateDirect(REQUEST);
         private final ByteBuffer response = ByteBuffer.allocateDirect(CHUNK);
+        private final ByteBuffer asked = ByteBuffer.allocateDirect(REQUEST);
+        private final ByteBuffer answer = ByteBuffer.allocateDirect(CHUNK);
+        private final ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK);
         private volatile boolean streamWanted;
-        private volatile boolean closed;
 
         TcpPeer() throws IOException {
             requests = connect();
-            SocketChannel answering = listener.accept();
+            answering = accept();
             stream = connect();
-            SocketChannel streaming = listener.accept();
-            Thread server = new Thread(() -> serve(answering, streaming), "demo-tcp-peer");
-            server.setDaemon(true);
-            server.start();
+            streaming = accept();
+            server = new ServerThread("demo-tcp-peer", this::serve);
         }
 
         private SocketChannel connect() throws IOException {
@@ -196,40 +317,30 @@ final class ReadComparison {
             return s;
         }
 
-        /**
-         * Answers requests, busy-polling, until the client asks for the stream; then writes 64 KiB at a time on the
-         * streaming socket, busy-polling too, until closed.
-         */
-        private void serve(SocketChannel answering, SocketChannel streaming) {
-            ByteBuffer asked = ByteBuffer.allocateDirect(REQUEST);
-            ByteBuffer answer = ByteBuffer.allocateDirect(CHUNK);
-            try (answering; streaming) {
-                for (SocketChannel ch : new SocketChannel[] {answering, streaming}) {
-                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                    ch.configureBlocking(false);
+        private SocketChannel accept() throws IOException {
+            SocketChannel s = listener.accept();
+            s.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            s.configureBlocking(false);
+            return s;
+        }
+
+        /** One turn of the server thread: answers a request once all of it is in, or writes to the stream. */
+        private void serve() throws IOException {
+            if (answering.read(asked) < 0) {
+                throw new IOException("the demo closed its request socket");
+            }
+            if (!asked.hasRemaining()) {
+                answer.clear().limit(asked.getInt(0));
+                asked.clear();
+                while (answer.hasRemaining()) {
+                    answering.write(answer);
                 }
-                while (!closed) {
-                    if (answering.read(asked) < 0) {
-                        return;
-                    }
-                    if (!asked.hasRemaining()) {
-                        answer.clear().limit(asked.getInt(0));
-                        asked.clear();
-                        while (answer.hasRemaining()) {
-                            answering.write(answer);
-                        }
-                    }
-                    if (streamWanted) {
-                        while (!closed) {
-                            answer.clear();
-                            while (answer.hasRemaining() && !closed) {
-                                streaming.write(answer);
-                            }
-                        }
-                    }
+            }
+            if (streamWanted) {
+                if (!chunk.hasRemaining()) {
+                    chunk.clear();
                 }
-            } catch (IOException e) {
-                // the demo closed its end
+                streaming.write(chunk);
             }
         }
 
@@ -247,7 +358,11 @@ final class ReadComparison {
             }
         }
 
-        double streamThroughput(long nanos) throws IOException {
+        /**
+         * Reads the stream for {@code nanos}, adding what arrived to {@code rate}; then stops it and drains what the
+         * socket still holds, so that the next turn counts only what it receives.
+         */
+        void streamThroughput(long nanos, Rate rate) throws IOException {
             streamWanted = true;
             long bytes = 0;
             long start = System.nanoTime();
@@ -259,14 +374,25 @@ final class ReadComparison {
                 }
                 bytes += n;
             }
-            return bytes / ((System.nanoTime() - start) / 1e9) / (1 << 20);
+            rate.add(bytes, System.nanoTime() - start);
+            streamWanted = false;
+            long quiet = System.nanoTime();
+            while (System.nanoTime() - quiet < TimeUnit.MILLISECONDS.toNanos(20)) { // no write is in flight then
+                if (stream.read(response.clear()) > 0) {
+                    quiet = System.nanoTime();
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("the TCP stream did not stop");
+                }
+            }
         }
 
         @Override
-        public void close() throws IOException {
-            closed = true;
-            requests.close();
-            stream.close();
+        public void close() throws IOException, InterruptedException {
+            server.close();
+            for (SocketChannel ch : new SocketChannel[] {requests, stream, answering, streaming}) {
+                ch.close();
+            }
             listener.close();
         }
     }
