@@ -212,6 +212,24 @@ def plot(rows, out_dir):
         plt.close(fig)
 
 
+def placement_markdown(path):
+    """bin/bench's core-to-core probes (raw/placement.txt: STEP before|after NANOSECONDS near|far) as a table."""
+    if not os.path.exists(path):
+        return []
+    steps = {}
+    for line in open(path):
+        step, when, nanos, mode = line.split()
+        steps.setdefault(step, {})[when] = f"{float(nanos):.0f} ns ({mode})"
+    lines = ["## vCPU placement", "",
+             "A cache line's round trip between the two vCPUs (CoreToCore) before and after each host step. The host "
+             "moves them near (about 100 ns) or far (about 500 ns) apart every few tens of seconds, and a loopback "
+             "round trip, TCP's or soft's, is about 40% slower far: ratios across steps that ran in different "
+             "placements compare the host too.", "", "| step | before | after |", "|---|---|---|"]
+    for step, probe in steps.items():
+        lines.append(f"| {step} | {probe.get('before', '')} | {probe.get('after', '')} |")
+    return lines + [""]
+
+
 def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates):
     lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see the project README).",
              "Ratios compare numbers from this one run; the VM's RDMA is emulated (TCG), so only its ratios mean "
@@ -223,6 +241,7 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates):
     lines.append("")
     if rows:
         lines += ["![latency](latency.png)", "", "![throughput](throughput.png)", ""]
+    lines += placement_markdown(os.path.join(out_dir, "raw", "placement.txt"))
     lines += scale_markdown(scale)
     lines += poller_markdown(pollers)
     lines += setup_rate_markdown(rates)

@@ -29,14 +29,19 @@ final class CoreToCore {
     record Span(double beforeNanos, double afterNanos) {
         /** "near" or "far" where both probes agree, else "changed". */
         String mode() {
-            boolean farBefore = beforeNanos > FAR_NANOS;
-            return farBefore != afterNanos > FAR_NANOS ? "changed" : farBefore ? "far" : "near";
+            String before = CoreToCore.mode(beforeNanos);
+            return before.equals(CoreToCore.mode(afterNanos)) ? before : "changed";
         }
 
         String json() {
             return String.format(Locale.ROOT, "{\"beforeNs\": %.1f, \"afterNs\": %.1f, \"mode\": \"%s\"}",
                     beforeNanos, afterNanos, mode());
         }
+    }
+
+    /** "near" or "far", for a round trip of {@code nanos}. */
+    static String mode(double nanos) {
+        return nanos > FAR_NANOS ? "far" : "near";
     }
 
     /** The median round trip between two spinning threads, in nanoseconds. */
@@ -72,7 +77,9 @@ final class CoreToCore {
         return measured[measured.length / 2];
     }
 
+    /** Prints the round trip in nanoseconds and its mode: {@code 104.2 near}. */
     public static void main(String[] args) throws InterruptedException {
-        System.out.printf("%.1f%n", roundTripNanos());
+        double nanos = roundTripNanos();
+        System.out.printf(Locale.ROOT, "%.1f %s%n", nanos, mode(nanos));
     }
 }
