@@ -98,7 +98,9 @@ peer() {
   : > "$peer_log"
   local profile
   read -r -a profile <<< "$(jfr "$3") ${SETUP_RATE_JAVA_OPTS:-}"
-  coproc PEER { timeout -k 5 "$LIMIT" "${JAVA[@]}" "${profile[@]}" -cp "$JAR" dev.rdmafutures.jmh.SetupRatePeer \
+  # A JVM that dies writes its fatal-error report beside the logs (the VM's working directory is thrown away)
+  coproc PEER { timeout -k 5 "$LIMIT" "${JAVA[@]}" "${profile[@]}" -XX:ErrorFile="$PREFIX-$3.hs_err.log" \
+    -cp "$JAR" dev.rdmafutures.jmh.SetupRatePeer \
     "$1" "$2" "$ADDR" "$port" "$ROUND_LIMIT" "$PREFIX-$3.peer.json" 2>> "$peer_log"; }
   expect "${1/listen/listening}" # "listening ADDRESS:PORT" or "connector ..."
 }
