@@ -13,6 +13,14 @@
 # Usage: setup-rate-vm.sh BENCHMARKS_JAR NATIVE_DIR DEVICE COUNTS OUT   (COUNTS comma-separated, each at most 48: on
 # siw a process holds at most 144 queue pages; see SIW_PAGES below)
 # Deadlines: each round SETUP_ROUND_LIMIT seconds (120), each program run BENCH_RUN_LIMIT (600).
+# Profiling a missed target (issue 16; docs/profiles/): SETUP_RATE_WARM_UP="10,40,40,40" runs these warm-up rounds
+# (default one of 10; each pair alike, each logged as warmupK, each in SetupRatePeer's JSON), to tell JVM warm-up
+# from steady-state cost. SETUP_RATE_JFR=1 starts every SetupRatePeer JVM with Java Flight Recorder (settings
+# profile, Java samples every 1 ms, native ones every 20 ms, DebugNonSafepoints for exact frames) writing
+# OUT/setup-rate-DEV-PAIR.jfr; compilation, GC, safepoint and class-loading events come with the profile settings.
+# SetupRatePeer's JSON has per-connection stage medians and each round's JIT, class-loading, GC and CPU time always.
+# SETUP_RATE_JAVA_OPTS (word-split) adds JVM options to every SetupRatePeer, e.g. -XX:TieredStopAtLevel=1 to see
+# what the JIT's own CPU time costs the rate on the VM's two emulated cores.
 # Emulated RDMA (TCG): only the ratios within this one boot mean anything.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,17 +31,23 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # 72nd QP fails. A verbs connection has its own CQ, 3 pages: the 49th fails. Hence at most 48 connections a round.
 SIW_PAGES=144
 JAR=$1; NATIVE=$2; DEV=$3; COUNTS=${4//,/ }; OUT=$5
-for n in $COUNTS; do
+WARM_UP=${SETUP_RATE_WARM_UP:-10}; WARM_UP=${WARM_UP//,/ }
+for n in $COUNTS $WARM_UP; do
   [ "$n" -le $((SIW_PAGES / 3)) ] || { echo "setup-rate-vm: $n connections: at most $((SIW_PAGES / 3))" >&2; exit 2; }
 done
 ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
 ROUND_LIMIT=${SETUP_ROUND_LIMIT:-120}
 LIMIT=${BENCH_RUN_LIMIT:-600}
 [ -n "$LIMIT" ] || LIMIT=600
-WARM_UP=10
 PREFIX=$OUT/setup-rate-$DEV
 JAVA=(java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path="$NATIVE" -Dbench.device="$DEV"
-  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" dev.rdmafutures.jmh.SetupRatePeer)
+  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn)
+# jfr NAME: the JVM options that record PAIR NAME's flight recording, when SETUP_RATE_JFR=1
+jfr() {
+  [ "${SETUP_RATE_JFR:-0}" = 1 ] || return 0
+  echo -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+    "-XX:StartFlightRecording=settings=profile,method-profiling=max,dumponexit=true,filename=$PREFIX-$1.jfr"
+}
 port=7700
 
 die() { echo "setup-rate-vm: $DEV: $*" >&2; exit 1; }
@@ -82,28 +96,40 @@ server_done() {
 peer() {
   peer_log=$PREFIX-$3.peer.log
   : > "$peer_log"
-  coproc PEER { timeout -k 5 "$LIMIT" "${JAVA[@]}" "$1" "$2" "$ADDR" "$port" "$ROUND_LIMIT" "$PREFIX-$3.peer.json" \
-    2>> "$peer_log"; }
+  local profile
+  read -r -a profile <<< "$(jfr "$3") ${SETUP_RATE_JAVA_OPTS:-}"
+  # A JVM that dies writes its fatal-error report beside the logs (the VM's working directory is thrown away)
+  coproc PEER { timeout -k 5 "$LIMIT" "${JAVA[@]}" "${profile[@]}" -XX:ErrorFile="$PREFIX-$3.hs_err.log" \
+    -cp "$JAR" dev.rdmafutures.jmh.SetupRatePeer \
+    "$1" "$2" "$ADDR" "$port" "$ROUND_LIMIT" "$PREFIX-$3.peer.json" 2>> "$peer_log"; }
   expect "${1/listen/listening}" # "listening ADDRESS:PORT" or "connector ..."
 }
-# expect WORD: the peer's next line must start with WORD, within ROUND_LIMIT seconds
+# expect WORD: the peer's next line must start with WORD, within ROUND_LIMIT seconds. The JVM's own log lines
+# ("[0.4s][info][jfr,startup] ...": JFR prints those on standard output whatever -Xlog says) are logged and skipped.
 expect() {
   local line=
-  read -t "$ROUND_LIMIT" -r line <&"${PEER[0]}"
-  echo "$line" >> "$peer_log"
+  while read -t "$ROUND_LIMIT" -r line <&"${PEER[0]}" && echo "$line" >> "$peer_log" && [[ $line == \[[0-9]* ]]; do
+    :
+  done
   case "$line" in "$1"*) ;; *) cat "$peer_log"; die "SetupRatePeer said '${line}' where '$1' was due";; esac
 }
 peer_end() { echo end >&"${PEER[1]}"; wait "$PEER_PID" || { cat "$peer_log"; die "SetupRatePeer failed"; }; }
 
-rounds() { echo "$WARM_UP $COUNTS"; }
-name() { [ "$1" = "$WARM_UP" ] && echo warmup || echo "$1"; } # warm-up rounds' logs are kept apart
+# rounds: every round as NAME:N, warm-up rounds first (named warmup, or warmup1.. when there are several: their logs
+# are kept apart), then the measured ones (named by their count)
+rounds() {
+  local k=0 w
+  set -- $WARM_UP
+  for w; do k=$((k + 1)); if [ $# = 1 ]; then echo "warmup:$w"; else echo "warmup$k:$w"; fi; done
+  for w in $COUNTS; do echo "$w:$w"; done
+}
 
 echo "setup-rate-vm: cmtime -> cmtime on $DEV"
-for n in $(rounds); do
-  port=$((port + 1))
-  cmtime_server "$n" "$port" "$PREFIX-cmtime-cmtime-$(name "$n").server.log"
-  cmtime_client "$n" "$port" "$PREFIX-cmtime-cmtime-$(name "$n").log"
-  server_done "$PREFIX-cmtime-cmtime-$(name "$n").server.log"
+for round in $(rounds); do
+  n=${round#*:}; port=$((port + 1))
+  cmtime_server "$n" "$port" "$PREFIX-cmtime-cmtime-${round%:*}.server.log"
+  cmtime_client "$n" "$port" "$PREFIX-cmtime-cmtime-${round%:*}.log"
+  server_done "$PREFIX-cmtime-cmtime-${round%:*}.server.log"
 done
 
 listeners=(verbs); case "$DEV" in siw*) listeners=(soft verbs);; esac
@@ -111,10 +137,11 @@ for provider in "${listeners[@]}"; do
   echo "setup-rate-vm: cmtime -> $provider listener on $DEV"
   port=$((port + 1))
   peer listen "$provider" "cmtime-$provider"
-  for n in $(rounds); do
+  for round in $(rounds); do
+    n=${round#*:}
     echo "round $n" >&"${PEER[1]}"
     expect "ready $n"
-    cmtime_client "$n" "$port" "$PREFIX-cmtime-$provider-$(name "$n").log"
+    cmtime_client "$n" "$port" "$PREFIX-cmtime-$provider-${round%:*}.log"
     expect "done $n"
   done
   peer_end
@@ -123,12 +150,13 @@ done
 echo "setup-rate-vm: verbs connector -> cmtime on $DEV"
 port=$((port + 1))
 peer connect verbs verbs-cmtime
-for n in $(rounds); do
-  cmtime_server "$n" "$port" "$PREFIX-verbs-cmtime-$(name "$n").server.log"
+for round in $(rounds); do
+  n=${round#*:}
+  cmtime_server "$n" "$port" "$PREFIX-verbs-cmtime-${round%:*}.server.log"
   echo "round $n" >&"${PEER[1]}"
   expect "ready $n"
   expect "done $n"
-  server_done "$PREFIX-verbs-cmtime-$(name "$n").server.log"
+  server_done "$PREFIX-verbs-cmtime-${round%:*}.server.log"
 done
 peer_end
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Turns setup-rate-vm.sh's raw logs for one device into OUT/setup-rate-DEV.json.
 
-Usage: setup_rate_json.py DEV WARM_UP "COUNTS" OUT   (COUNTS space-separated)
+Usage: setup_rate_json.py DEV "WARM_UP" "COUNTS" OUT   (WARM_UP: the warm-up rounds' counts, COUNTS the measured
+ones, each space-separated)
 
 For every pair and count: connections per second of the connect step (cmtime's client: from the first rdma_connect
 to the last connection established, every connect in flight at once) and of the whole set-up (create id through
@@ -36,9 +37,9 @@ def cmtime_steps(path):
 
 def peer_rounds(path, counts, warm_up):
     rounds = json.load(open(path))["rounds"]
-    if [r["connections"] for r in rounds] != [warm_up] + counts:
-        sys.exit(f"setup_rate_json: {path} has rounds {[r['connections'] for r in rounds]}, not {[warm_up] + counts}")
-    return {r["connections"]: r for r in rounds[1:]}
+    if [r["connections"] for r in rounds] != warm_up + counts:
+        sys.exit(f"setup_rate_json: {path} has rounds {[r['connections'] for r in rounds]}, not {warm_up + counts}")
+    return {r["connections"]: r for r in rounds[len(warm_up):]}
 
 
 def main(dev, warm_up, counts, out):
@@ -65,9 +66,9 @@ def main(dev, warm_up, counts, out):
             if peer:
                 row["peer"] = peer[n]
             results.append(row)
-    json.dump({"device": dev, "warmUp": warm_up, "counts": counts, "results": results},
-              open(f"{prefix}.json", "w"), indent=1)
+    json.dump({"device": dev, "warmUp": warm_up[0] if len(warm_up) == 1 else warm_up, "counts": counts,
+               "results": results}, open(f"{prefix}.json", "w"), indent=1)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), [int(c) for c in sys.argv[3].split()], sys.argv[4])
+    main(sys.argv[1], [int(w) for w in sys.argv[2].split()], [int(c) for c in sys.argv[3].split()], sys.argv[4])
