@@ -26,8 +26,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # SIW_PAGES: siw maps every CQ, send queue and receive queue into the process, and its keys are page offsets handed
 # out lowest first; libsiw (rdma-core 44) takes the key 0x90000 (SIW_INVAL_UOBJ_KEY, page 144) for a failed mapping, so
-# while 144 queue pages are in use in one process every further CQ or QP fails (with a stale errno: ENOENT or EINVAL in
-# cmtime, EAGAIN in ours). cmtime 44 shares its first pair's two CQs (one global attribute struct), 2 pages a QP: its
+# while 144 queue pages are in use in one process every further CQ or QP fails without setting errno (cmtime then
+# reports a stale ENOENT or EINVAL; our native code clears errno first and reports none). cmtime 44 shares its first pair's two CQs (one global attribute struct), 2 pages a QP: its
 # 72nd QP fails. A verbs connection has its own CQ, 3 pages: the 49th fails. Hence at most 48 connections a round.
 SIW_PAGES=144
 JAR=$1; NATIVE=$2; DEV=$3; COUNTS=${4//,/ }; OUT=$5

@@ -88,8 +88,10 @@ JNIEXPORT jlong DISPATCHER(createQP)(JNIEnv *env, jobject self, jlong id, jlong 
     attr.cap.max_recv_sge = 4;
     attr.sq_sig_all = 0;
     struct rdma_cm_id *cm_id = PTR(struct rdma_cm_id, id);
+    errno = 0; /* libsiw fails some mappings without setting errno: report none rather than a stale one */
     if (rdma_create_qp(cm_id, PTR(struct ibv_pd, pd), &attr) != 0) {
-        throw_io(env, "_createQP", "rdma_create_qp failed", errno);
+        throw_io(env, "_createQP", errno != 0 ? "rdma_create_qp failed" : "rdma_create_qp failed, no errno given",
+                 errno);
         return -1;
     }
     return HANDLE(cm_id->qp);
@@ -313,10 +315,12 @@ JNIEXPORT jlong DISPATCHER(createCQ)(JNIEnv *env, jobject self, jlong context, j
         throw_io(env, "_createCQ", "context or channel null", 0);
         return -1;
     }
+    errno = 0; /* as in createQP: no stale errno in the report */
     struct ibv_cq *cq = ibv_create_cq(PTR(struct ibv_context, context), ncqe, NULL,
                                       PTR(struct ibv_comp_channel, channel), vector);
     if (cq == NULL) {
-        throw_io(env, "_createCQ", "ibv_create_cq failed", errno);
+        throw_io(env, "_createCQ", errno != 0 ? "ibv_create_cq failed" : "ibv_create_cq failed, no errno given",
+                 errno);
         return -1;
     }
     return HANDLE(cq);
