@@ -353,10 +353,11 @@ public final class ConnectionScale {
             SetupRate.Rate tcp = SetupRate.tcp(c, seconds);
             SetupRate.Rate soft = SetupRate.soft(c, seconds);
             CoreToCore.Span placement = new CoreToCore.Span(before, CoreToCore.roundTripNanos());
-            rates.add(String.format(Locale.ROOT, "{\"connectors\": %d, \"softPerSecond\": %.1f, \"tcpPerSecond\": %.1f, "
-                            + "\"ratio\": %.3f, \"softCpuMicrosPerConnect\": %.1f, \"tcpCpuMicrosPerConnect\": %.1f, "
-                            + "\"placement\": %s}", c, soft.perSecond(), tcp.perSecond(), soft.perSecond() / tcp.perSecond(),
-                    soft.cpuMicrosPerConnect(), tcp.cpuMicrosPerConnect(), placement.json()));
+            rates.add(String.format(Locale.ROOT, "{\"connectors\": %d, \"softPerSecond\": %.1f, "
+                            + "\"tcpPerSecond\": %.1f, \"ratio\": %.3f, \"softCpuMicrosPerConnect\": %.1f, "
+                            + "\"tcpCpuMicrosPerConnect\": %.1f, \"placement\": %s}", c, soft.perSecond(),
+                    tcp.perSecond(), soft.perSecond() / tcp.perSecond(), soft.cpuMicrosPerConnect(),
+                    tcp.cpuMicrosPerConnect(), placement.json()));
             System.out.println(rates.get(rates.size() - 1));
         }
         String json = String.format(Locale.ROOT, "{\"provider\": \"soft\", \"cores\": %d, \"inFlight\": %d, "

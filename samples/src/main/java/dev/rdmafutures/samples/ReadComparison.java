@@ -45,7 +45,9 @@ final class ReadComparison {
     private static final long THROUGHPUT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** Each side's first turn runs its throughput loop this long first: the hot loop is compiled after about 1 s. */
     private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
-    /** Each latency series runs this long before it is measured, in each round. */
+    /** Each latency series runs this long before it is measured in the first round, when its code is still cold. */
+    private static final long FIRST_LATENCY_WARM_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** Each latency series runs this long before it is measured in the later rounds, after the other side's turn. */
     private static final long LATENCY_WARM_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(15);
 
@@ -80,10 +82,11 @@ final class ReadComparison {
             rdmaServer.pause();
             for (int round = 0; round < ROUNDS; round++) {
                 long warmUp = round == 0 ? WARM_UP_NANOS : 0;
+                long latencyWarmUp = round == 0 ? FIRST_LATENCY_WARM_UP_NANOS : LATENCY_WARM_UP_NANOS;
                 tcp.server.resume();
                 for (int i = 0; i < SIZES.length; i++) {
                     int size = SIZES[i];
-                    tcpLatency[i].measure(iterations(size) / ROUNDS, () -> tcp.roundTrip(size));
+                    tcpLatency[i].measure(iterations(size) / ROUNDS, latencyWarmUp, () -> tcp.roundTrip(size));
                 }
                 tcp.streamThroughput(warmUp, tcpRate);
                 tcp.streamThroughput(THROUGHPUT_NANOS, tcpRate.counting());
@@ -91,7 +94,7 @@ final class ReadComparison {
                 rdmaServer.resume();
                 for (int i = 0; i < SIZES.length; i++) {
                     int size = SIZES[i];
-                    readLatency[i].measure(iterations(size) / ROUNDS,
+                    readLatency[i].measure(iterations(size) / ROUNDS, latencyWarmUp,
                             () -> drive(client, connection.read(local, 0, remote, 0, size)));
                 }
                 readThroughput(client, connection, local, remote, warmUp, readRate);
@@ -178,10 +181,10 @@ final class ReadComparison {
             return all;
         }
 
-        /** Runs {@code action} for {@link #LATENCY_WARM_UP_NANOS}, then {@code n} more times, timing each. */
-        void measure(int n, Action action) throws Exception {
+        /** Runs {@code action} for {@code warmUpNanos}, then {@code n} more times, timing each. */
+        void measure(int n, long warmUpNanos, Action action) throws Exception {
             long warm = System.nanoTime();
-            while (System.nanoTime() - warm < LATENCY_WARM_UP_NANOS) {
+            while (System.nanoTime() - warm < warmUpNanos) {
                 action.run();
             }
             int from = samples.length;
