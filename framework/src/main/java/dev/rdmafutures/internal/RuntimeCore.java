@@ -110,7 +110,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         if (closed) {
             throw Validation.closed("listen");
         }
-        BoundListener bound = device.bindListener(address, listenBacklog);
+        BoundListener bound = device.bindListener(address);
         ListenerImpl listener = new ListenerImpl(this, bound, listenBacklog);
         resources.add(listener);
         try {

@@ -50,6 +50,8 @@ final class SoftDevice implements ProviderDevice {
      */
     static final int MAX_SGE = 64;
     static final String OPTION_CRC = "soft.crc";
+    /** The TCP accept queue: Linux caps it at net.core.somaxconn (4096 by default); the listener's backlog is ours. */
+    private static final int ACCEPT_QUEUE = 4096;
 
     private final ProviderConfig config;
     private final boolean crcRequested;
@@ -123,7 +125,7 @@ final class SoftDevice implements ProviderDevice {
     }
 
     @Override
-    public BoundListener bindListener(InetSocketAddress address, int backlog) {
+    public BoundListener bindListener(InetSocketAddress address) {
         if (sharedPorts.overlaps(address)) {
             throw new RdmaException(Status.SHARING_VIOLATION,
                     "port " + address.getPort() + " belongs to a shared endpoint; a listener may not share it");
@@ -136,7 +138,7 @@ final class SoftDevice implements ProviderDevice {
         }
         try {
             channel.configureBlocking(false);
-            channel.bind(address, backlog);
+            channel.bind(address, ACCEPT_QUEUE);
             return new SoftListener(this, channel);
         } catch (IOException e) {
             closeQuietly(channel);

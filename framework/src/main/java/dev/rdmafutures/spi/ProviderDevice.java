@@ -17,11 +17,15 @@ public interface ProviderDevice extends AutoCloseable {
     EventLoop newEventLoop(PollerContext poller);
 
     /**
-     * Binds a listening address on the caller's thread so that address errors are immediate.
+     * Binds a listening address on the caller's thread so that address errors are immediate. The transport must
+     * hold as many pending requests as the platform allows until the poller takes them: the listener's backlog is
+     * the framework's, which refuses what lies beyond it. A transport queue as short as that backlog would drop a
+     * burst that lands while the poller is busy (rdma_cm and TCP both drop silently, leaving the peer to retry
+     * seconds later) instead of refusing it.
      *
      * @throws dev.rdmafutures.RdmaException SHARING_VIOLATION, INVALID_ADDRESS, INSUFFICIENT_RESOURCES
      */
-    BoundListener bindListener(InetSocketAddress address, int backlog);
+    BoundListener bindListener(InetSocketAddress address);
 
     /**
      * Reserves a local address for a shared endpoint, on the caller's thread.

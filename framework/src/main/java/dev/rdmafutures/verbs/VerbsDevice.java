@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  */
 final class VerbsDevice implements ProviderDevice {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsDevice.class);
+    /**
+     * rdma_listen's backlog 0: the kernel's maximum (net.rdma_ucm.max_backlog, 1024 by default) of CONNECT_REQUEST
+     * events not yet taken. Past it the kernel drops a request without a reject, and the peer's CM retries it seconds
+     * later, so it must not be the listener's backlog, which refuses.
+     */
+    private static final int KERNEL_MAXIMUM_BACKLOG = 0;
 
     private final ProviderConfig config;
     private final RdmaCm cm;
@@ -181,7 +187,7 @@ final class VerbsDevice implements ProviderDevice {
     }
 
     @Override
-    public BoundListener bindListener(InetSocketAddress address, int backlog) {
+    public BoundListener bindListener(InetSocketAddress address) {
         if (sharedPorts.overlaps(address)) {
             throw new RdmaException(Status.SHARING_VIOLATION,
                     "port " + address.getPort() + " belongs to a shared endpoint; a listener may not share it");
@@ -192,7 +198,7 @@ final class VerbsDevice implements ProviderDevice {
             channel = cm.createEventChannel();
             id = cm.createId(channel, RdmaCm.RDMA_PS_TCP);
             id.bindAddr(address);
-            id.listen(backlog);
+            id.listen(KERNEL_MAXIMUM_BACKLOG);
             return new VerbsListener(channel, id, (InetSocketAddress) id.getSource());
         } catch (IOException e) {
             destroyQuietly(id);
