@@ -261,10 +261,14 @@ final class ReadComparison {
             LockSupport.unpark(thread);
         }
 
-        /** Stops the spinning and waits until the thread has seen it stop, so that it runs no further step. */
+        /**
+         * Stops the spinning and waits until the thread has seen it stop, so that it runs no further step. The count
+         * is read before the flag is cleared: read after, it could already hold the sleep it waits for, and the wait
+         * would never end (CI saw this once).
+         */
         void pause() throws Exception {
-            running = false;
             long seen = sleeps;
+            running = false;
             long deadline = System.nanoTime() + WAIT_NANOS;
             while (sleeps == seen && failure == null) {
                 if (System.nanoTime() - deadline > 0) {
