@@ -478,6 +478,9 @@ JNIEXPORT jint EXTENSION(layout)(JNIEnv *env, jclass type, jlong out, jint capac
         offsetof(struct ibv_send_wr, bind_mw.bind_info.length),
         offsetof(struct ibv_send_wr, bind_mw.bind_info.mw_access_flags),
         IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, offsetof(struct ibv_mw, rkey),
+        sizeof(struct ibv_wc), offsetof(struct ibv_wc, wr_id), offsetof(struct ibv_wc, status),
+        offsetof(struct ibv_wc, vendor_err), offsetof(struct ibv_wc, byte_len), offsetof(struct ibv_wc, imm_data),
+        offsetof(struct ibv_wc, qp_num), offsetof(struct ibv_wc, wc_flags),
     };
     int count = (int) (sizeof values / sizeof values[0]);
     if (out == 0 || capacity < count) {
@@ -585,6 +588,18 @@ JNIEXPORT jlong EXTENSION(getCqEvent)(JNIEnv *env, jclass type, jlong channel, j
         return errno == 0 ? -EAGAIN : -errno;
     }
     return HANDLE(cq);
+}
+
+/*
+ * ibv_poll_cq into an array of `capacity` struct ibv_wc at `out`: the count, or -errno. Unlike DiSNI's IbvWC, which
+ * reads a failed completion's qp_num and vendor_err from the completion before it, Java reads every field itself.
+ */
+JNIEXPORT jint EXTENSION(pollCq)(JNIEnv *env, jclass type, jlong cq, jint capacity, jlong out) {
+    if (cq == 0 || out == 0 || capacity <= 0) {
+        return -EINVAL;
+    }
+    int polled = ibv_poll_cq(PTR(struct ibv_cq, cq), capacity, PTR(struct ibv_wc, out));
+    return polled >= 0 ? polled : (errno != 0 ? -errno : -EIO);
 }
 
 JNIEXPORT jint EXTENSION(compChannelFd)(JNIEnv *env, jclass type, jlong channel) {

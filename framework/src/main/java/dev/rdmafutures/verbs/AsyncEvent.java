@@ -48,7 +48,7 @@ record AsyncEvent(int type, int port, long element) {
         return switch (type) {
             case PORT_ERR -> "the connections on port " + port + " end with DEVICE_ERROR";
             case DEVICE_FATAL -> "every connection ends with DEVICE_ERROR";
-            case CQ_ERR -> "the connection owning the CQ ends with DEVICE_ERROR";
+            case CQ_ERR -> "the connections sharing the CQ end with DEVICE_ERROR";
             default -> "the connection owning the QP ends with DEVICE_ERROR unless the transport reports a cause first";
         };
     }

@@ -1,18 +1,26 @@
 package dev.rdmafutures.verbs;
 
+import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvCompChannel;
 import com.ibm.disni.verbs.IbvContext;
-import com.ibm.disni.verbs.IbvWC;
-import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCReqNotify;
 import com.ibm.disni.verbs.impl.NatObject;
+import dev.rdmafutures.verbs.NativeLayout.Completion;
+import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
- * One connection's CQ, sized for everything its QP can have outstanding (so it cannot overrun), reporting to its
- * loop's completion channel. Polled with DiSNI's stateful {@link SVCPollCq} into reused {@link IbvWC}s: no
- * allocation per completion. Poller thread only.
+ * A CQ that several queue pairs of one loop share ({@link CompletionQueues}), reporting to the loop's completion
+ * channel. Its entries are reserved per queue pair for everything that QP can have outstanding, and once per shared
+ * receive queue for all of that queue's receives, so it cannot overrun. Polled natively into one reused buffer of
+ * {@code struct ibv_wc}, every field read from it (DiSNI's {@code IbvWC} keeps a failed completion's {@code qp_num}
+ * from an earlier one). The polled batch and the position in it live here, so that a drain that starts inside a
+ * completion's handling goes on where the outer one was. Poller thread only.
  */
 final class CompletionQueue {
     /** Completions taken per poll; a poll that returns fewer has emptied the CQ. */
@@ -20,52 +28,140 @@ final class CompletionQueue {
 
     private final IbvCQ cq;
     private final long handle;
-    private final IbvWC[] completions = new IbvWC[POLL_BATCH];
-    private final SVCPollCq pollCall;
+    private final int capacity;
+    private final ByteBuffer batch = ByteBuffer.allocateDirect(POLL_BATCH * Completion.SIZE)
+            .order(ByteOrder.nativeOrder());
+    private final long batchAddress = MemoryUtils.getAddress(batch);
     private final SVCReqNotify notifyCall;
-    private int peeked;
+    /** Shared receive queues whose receives complete here, with how many of this CQ's queue pairs take them. */
+    private final Map<VerbsSharedReceiveQueue, Integer> sharedQueues = new IdentityHashMap<>();
+    private int reserved;
+    private int queuePairs;
+    private int batchSize;
+    private int batchNext;
+    /** Whether the batch was polled but not yet announced to a drain. */
+    private boolean fresh;
     private boolean armed;
 
-    CompletionQueue(IbvContext context, IbvCompChannel channel, int entries) throws IOException {
-        this.cq = context.createCQ(channel, entries, 0);
+    CompletionQueue(IbvContext context, IbvCompChannel channel, int capacity) throws IOException {
+        this.cq = context.createCQ(channel, capacity, 0);
         this.handle = ((NatObject) cq).getObjId();
-        for (int i = 0; i < completions.length; i++) {
-            completions[i] = new IbvWC();
-        }
-        this.pollCall = cq.poll(completions, POLL_BATCH);
+        this.capacity = capacity;
         this.notifyCall = cq.reqNotification(false);
-    }
-
-    IbvCQ cq() {
-        return cq;
     }
 
     long handle() {
         return handle;
     }
 
-    /** Polls up to one batch; the completions are {@link #completion(int)} until the next call. */
-    int poll() throws IOException {
-        int n = peeked;
-        peeked = 0;
-        return n > 0 ? n : pollCall.execute().getPolls();
+    int capacity() {
+        return capacity;
     }
 
-    IbvWC completion(int index) {
-        return completions[index];
+    /** The entries a queue pair needs here: its own, and its shared receive queue's unless already reserved. */
+    int entriesFor(int ownEntries, VerbsSharedReceiveQueue sharedQueue) {
+        return ownEntries + (sharedQueue == null || sharedQueues.containsKey(sharedQueue) ? 0 : sharedQueue.depth());
+    }
+
+    /** Whether {@code entries} more fit. */
+    boolean fits(int entries) {
+        return reserved + entries <= capacity;
+    }
+
+    void reserve(int ownEntries, VerbsSharedReceiveQueue sharedQueue) {
+        reserved += entriesFor(ownEntries, sharedQueue);
+        queuePairs++;
+        if (sharedQueue != null) {
+            sharedQueues.merge(sharedQueue, 1, Integer::sum);
+        }
+    }
+
+    void unreserve(int ownEntries, VerbsSharedReceiveQueue sharedQueue) {
+        reserved -= ownEntries;
+        queuePairs--;
+        if (sharedQueue != null && sharedQueues.merge(sharedQueue, -1, Integer::sum) == 0) {
+            sharedQueues.remove(sharedQueue);
+            reserved -= sharedQueue.depth();
+        }
+    }
+
+    /** Whether no queue pair reports here any more. */
+    boolean isUnused() {
+        return queuePairs == 0;
+    }
+
+    /**
+     * The next completion's offset in the batch, polling a new batch when this one is handed over; -1 when the CQ
+     * is empty. {@code newBatch} runs once per batch, before its first completion is handed over.
+     */
+    int next(Runnable newBatch) throws IOException {
+        if (batchNext == batchSize) {
+            if (poll() == 0) {
+                return -1;
+            }
+        }
+        if (fresh) {
+            fresh = false;
+            newBatch.run();
+            if (batchNext == batchSize) {
+                return next(newBatch); // what newBatch ran drained this batch
+            }
+        }
+        return batchNext++ * Completion.SIZE;
+    }
+
+    private int poll() throws IOException {
+        int polled = NativeVerbs.pollCq(handle, POLL_BATCH, batchAddress);
+        if (polled < 0) {
+            throw new IOException("ibv_poll_cq failed (errno " + -polled + ")");
+        }
+        batchSize = polled;
+        batchNext = 0;
+        fresh = polled > 0;
+        return polled;
+    }
+
+    long wrId(int at) {
+        return batch.getLong(at + Completion.WR_ID);
+    }
+
+    int status(int at) {
+        return batch.getInt(at + Completion.STATUS);
+    }
+
+    int vendorError(int at) {
+        return batch.getInt(at + Completion.VENDOR_ERROR);
+    }
+
+    int byteLength(int at) {
+        return batch.getInt(at + Completion.BYTE_LENGTH);
+    }
+
+    int immediate(int at) {
+        return batch.getInt(at + Completion.IMMEDIATE);
+    }
+
+    int qpNumber(int at) {
+        return batch.getInt(at + Completion.QP_NUMBER);
+    }
+
+    int flags(int at) {
+        return batch.getInt(at + Completion.FLAGS);
     }
 
     /**
      * Asks for an event at the next completion, once per event; returns true if completions arrived before it was
-     * armed (they raise no event, so the caller must not sleep). They are kept for the next {@link #poll()}.
+     * armed (they raise no event, so the caller must not sleep). They stay in the CQ for the next drain.
      */
     boolean arm() throws IOException {
+        if (batchNext < batchSize) {
+            return true;
+        }
         if (!armed) {
             notifyCall.execute();
             armed = true;
-            peeked = pollCall.execute().getPolls();
         }
-        return peeked > 0;
+        return poll() > 0;
     }
 
     /** The loop read an event for this CQ: acknowledge it (destroying waits for every acknowledgement). */
@@ -75,8 +171,13 @@ final class CompletionQueue {
     }
 
     void destroy() throws IOException {
-        pollCall.free();
         notifyCall.free();
         cq.destroyCQ();
+    }
+
+    @Override
+    public String toString() {
+        return "CQ[" + Long.toHexString(handle) + ", " + reserved + "/" + capacity + " entries, " + queuePairs
+                + " queue pairs]";
     }
 }

@@ -13,24 +13,24 @@ import java.nio.ByteBuffer;
  * <p>Segments per request are the device's {@code max_sge}; receives' also within {@code max_srq_sge} where the
  * device has shared receive queues, which take the same receives. A READ scatters into at most {@code max_sge_rd}
  * segments (1 on siw), so a READ with more becomes several ({@link SendList}): each connection's send queue holds
- * that many work requests per READ, and its own CQ every work request and every receive, its own or any of a shared
- * queue's. So each depth, the shared receive queue's too, keeps {@code depth * parts} within {@code max_qp_wr} and
- * {@code depth * (parts + 1)} within {@code max_cqe}. On siw (vendor {@code 0x626d74}) short payloads are cut at page
- * boundaries ({@link SendList}), which may double the segments (and a READ's requests).
+ * that many work requests per READ, and its loop's CQ every work request and every receive, its own or any of a
+ * shared queue's. So each depth, the shared receive queue's too, keeps {@code depth * parts} within
+ * {@code max_qp_wr} and {@code depth * (parts + 1)} within {@code max_cqe}. On siw (vendor {@code 0x626d74}) short
+ * payloads are cut at page boundaries ({@link SendList}), which may double the segments (and a READ's requests).
  *
- * @param adapterInfo    what the runtime reports
- * @param maxReadSge     the segments one READ work request scatters into ({@code max_sge_rd})
  * <p>rxe (vendor {@code 0xffffff}) writes the kernel's {@code IB_WC_WITH_INVALIDATE} (bit 2) into the completions
  * libibverbs hands over unchanged, where bit 2 reads as {@code IBV_WC_IP_CSUM_OK}; so there a receive completion with
  * either bit carries an invalidated rkey. Its windows confine a peer's rights and connection, but not the bound span:
  * rxe checks an access through a window against the region under it.
  *
- * @param adapterInfo      what the runtime reports
- * @param maxReadSge       the segments one READ work request scatters into ({@code max_sge_rd})
- * @param shortCrossings   whether short payloads must not cross a page inside one segment (siw)
- * @param invalidatedFlags the {@code wc_flags} bits that say a receive completion revoked an rkey
+ * @param adapterInfo               what the runtime reports
+ * @param maxReadSge                the segments one READ work request scatters into ({@code max_sge_rd})
+ * @param shortCrossings            whether short payloads must not cross a page inside one segment (siw)
+ * @param invalidatedFlags          the {@code wc_flags} bits that say a receive completion revoked an rkey
+ * @param maxCompletionQueueEntries the device's {@code max_cqe}: how large one CQ can be
  */
-record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean shortCrossings, int invalidatedFlags) {
+record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean shortCrossings, int invalidatedFlags,
+                          int maxCompletionQueueEntries) {
     private static final int LINK_LAYER_ETHERNET = 2;
     /** siw's {@code vendor_id}, "bmt". */
     private static final int SIW_VENDOR_ID = 0x626d74;
@@ -93,6 +93,7 @@ record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean short
                 .sendWaitsForPeerReceive(!iwarp)
                 .build();
         int invalidatedFlags = NativeLayout.Completion.WITH_INV | (rxe ? KERNEL_WITH_INVALIDATE : 0);
-        return new DeviceCapabilities(info, maxReadSge, shortCrossings, invalidatedFlags);
+        return new DeviceCapabilities(info, maxReadSge, shortCrossings, invalidatedFlags,
+                scratch.getInt(DeviceInfo.MAX_CQE));
     }
 }

@@ -28,7 +28,9 @@ final class NativeLayout {
         AsyncEvent.SRQ_LIMIT_REACHED,
         SendRequest.BIND_MW_WINDOW, SendRequest.BIND_MW_RKEY, SendRequest.BIND_MW_REGION, SendRequest.BIND_MW_ADDRESS,
         SendRequest.BIND_MW_LENGTH, SendRequest.BIND_MW_ACCESS, SendRequest.LOCAL_INV, SendRequest.BIND_MW,
-        Window.RKEY};
+        Window.RKEY,
+        Completion.SIZE, Completion.WR_ID, Completion.STATUS, Completion.VENDOR_ERROR, Completion.BYTE_LENGTH,
+        Completion.IMMEDIATE, Completion.QP_NUMBER, Completion.FLAGS};
 
     private NativeLayout() {
     }
@@ -187,8 +189,16 @@ final class NativeLayout {
         }
     }
 
-    /** {@code struct ibv_wc}'s flags, as DiSNI's {@code IbvWC} reports them. */
+    /** {@code struct ibv_wc}, as {@code NativeVerbs.pollCq} writes an array of them, and its flags. */
     static final class Completion {
+        static final int WR_ID = 0;
+        static final int STATUS = 8;
+        static final int VENDOR_ERROR = 16;
+        static final int BYTE_LENGTH = 20;
+        static final int IMMEDIATE = 24;
+        static final int QP_NUMBER = 28;
+        static final int FLAGS = 36;
+        static final int SIZE = 48;
         static final int WITH_INV = 8;
 
         private Completion() {

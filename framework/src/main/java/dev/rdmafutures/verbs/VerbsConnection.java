@@ -354,7 +354,7 @@ final class VerbsConnection implements ProviderConnection {
         }
         closing = true; // a callback below may close the runtime: the first reason stands
         lifecycle.disconnecting(); // requests posted from the callbacks below fail
-        // Flushed requests still in the CQ are dropped once it is destroyed: fail them here.
+        // The QP's completions still in the CQ are dropped once it is released: fail its requests here.
         queuePair.failOutstanding();
         release();
         lifecycle.ended(reason);

@@ -59,6 +59,7 @@ final class VerbsDevice implements ProviderDevice {
     private final int maxReadSge;
     private final boolean shortCrossings;
     private final int invalidatedFlags;
+    private final int maxCompletionQueueEntries;
     private final AdapterInfo adapterInfo;
     /** The device's memory windows; null where it binds none. */
     private final VerbsWindows windows;
@@ -82,6 +83,7 @@ final class VerbsDevice implements ProviderDevice {
         this.maxReadSge = capabilities.maxReadSge();
         this.shortCrossings = capabilities.shortCrossings();
         this.invalidatedFlags = capabilities.invalidatedFlags();
+        this.maxCompletionQueueEntries = capabilities.maxCompletionQueueEntries();
         this.adapterInfo = capabilities.adapterInfo();
         this.windows = adapterInfo.isMemoryWindowSupported()
                 ? new VerbsWindows(adapterInfo.deviceName(), pdHandle) : null;
@@ -116,6 +118,11 @@ final class VerbsDevice implements ProviderDevice {
     /** The most segments one READ work request scatters into ({@code max_sge_rd}). */
     int maxReadSge() {
         return maxReadSge;
+    }
+
+    /** How large one CQ can be ({@code max_cqe}). */
+    int maxCompletionQueueEntries() {
+        return maxCompletionQueueEntries;
     }
 
     /** Whether short payloads must not cross a page inside one segment ({@link SendList}: siw). */

@@ -27,9 +27,9 @@ import java.util.Map;
 
 /**
  * One poller's CM event channels (its own and those of the listeners it serves), the device's asynchronous events
- * ({@link DeviceEvents}), the completion channel its connections' CQs report to, and an eventfd for wake-ups, all
- * waited on with one {@code poll(2)}. Each connection has its own CQ, so a completion's connection is known without
- * DiSNI's {@code qp_num}, which it leaves stale on errors. Confined to the poller thread but {@link #wakeup()}.
+ * ({@link DeviceEvents}), the completion channel its CQs report to, and an eventfd for wake-ups, all waited on with
+ * one {@code poll(2)}. Its connections share a few CQs ({@link CompletionQueues}), so a duty cycle's cost does not
+ * grow with the number of connections. Confined to the poller thread but {@link #wakeup()}.
  */
 final class VerbsEventLoop implements EventLoop {
     /** In spin modes CM channels and device events are checked every this many polls; a blocking wait always. */
@@ -49,7 +49,7 @@ final class VerbsEventLoop implements EventLoop {
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
     private final CmEvent event = new CmEvent(eventInfo);
     private final Map<Long, VerbsConnection> connectionsById = new HashMap<>();
-    private final List<VerbsQueuePair> queuePairs = new ArrayList<>();
+    private final CompletionQueues completionQueues;
     private boolean commandsRan;
     /** CM ids destroyed so far: destroying an id drops its events that wait on the channel. */
     private long idsDestroyed;
@@ -75,6 +75,7 @@ final class VerbsEventLoop implements EventLoop {
             throw new RdmaException(Status.INSUFFICIENT_RESOURCES, "eventfd failed: errno " + -fd);
         }
         this.wakeupFd = fd;
+        this.completionQueues = new CompletionQueues(this, compChannel, device.maxCompletionQueueEntries());
         this.deviceEvents = DeviceEvents.subscribe(device, this);
         rebuildPollSet();
     }
@@ -91,31 +92,9 @@ final class VerbsEventLoop implements EventLoop {
         return poller;
     }
 
-    /** A CQ for a new connection, reporting to this loop's completion channel. */
-    CompletionQueue newCompletionQueue(int entries) throws IOException {
-        return new CompletionQueue(device.context(), compChannel, entries);
-    }
-
-    /** Polls {@code queuePair}'s CQ from now on. */
-    void addQueuePair(VerbsQueuePair queuePair) {
-        queuePairs.add(queuePair);
-    }
-
-    void removeQueuePair(VerbsQueuePair queuePair) {
-        queuePairs.remove(queuePair);
-    }
-
-    /**
-     * The queue pair whose CQ raised an event. A scan, as every poll drains all of them anyway; a map keyed by
-     * {@code Long} would box a handle per event.
-     */
-    private VerbsQueuePair queuePairOfCq(long cqHandle) {
-        for (int i = 0; i < queuePairs.size(); i++) {
-            if (queuePairs.get(i).reportsTo(cqHandle)) {
-                return queuePairs.get(i);
-            }
-        }
-        return null;
+    /** The CQs this loop's queue pairs share. */
+    CompletionQueues completionQueues() {
+        return completionQueues;
     }
 
     /** Runs the commands handed over so far, once per poll, before the first event or completion is handled. */
@@ -185,10 +164,9 @@ final class VerbsEventLoop implements EventLoop {
                 }
             }
         }
-        // By index: a connection that closes while draining leaves the list (its successor waits a cycle).
-        for (int i = 0; i < queuePairs.size() && !closed; i++) {
+        if (!closed) {
             try {
-                work += queuePairs.get(i).drainCompletions();
+                work += completionQueues.drainAll();
             } catch (RuntimeException e) {
                 poller.recordError("verbs completion", e);
             }
@@ -251,15 +229,13 @@ final class VerbsEventLoop implements EventLoop {
         if (closed) {
             return;
         }
-        for (int i = 0; i < queuePairs.size(); i++) { // by index: no iterator per wait
-            try {
-                if (queuePairs.get(i).armCompletions()) {
-                    return; // completions arrived before arming: no event will come for them
-                }
-            } catch (IOException e) {
-                poller.recordError("arm completion queue", e);
-                return;
+        try {
+            if (completionQueues.arm()) {
+                return; // completions arrived before arming: no event will come for them
             }
+        } catch (IOException e) {
+            poller.recordError("arm completion queue", e);
+            return;
         }
         int timeoutMs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, maxNanos / 1_000_000));
         int ready = NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 3, timeoutMs);
@@ -274,13 +250,10 @@ final class VerbsEventLoop implements EventLoop {
         if (pollFds.getShort((asyncSlot() + 1) * PollFd.SIZE + PollFd.REVENTS) != 0) {
             long fired;
             while ((fired = NativeVerbs.getCqEvent(compChannelHandle, 0)) > 0) {
-                VerbsQueuePair queuePair = queuePairOfCq(fired);
-                if (queuePair != null) {
-                    try {
-                        queuePair.onCompletionEvent();
-                    } catch (IOException e) {
-                        poller.recordError("acknowledge completion event", e);
-                    }
+                try {
+                    completionQueues.onEvent(fired);
+                } catch (IOException e) {
+                    poller.recordError("acknowledge completion event", e);
                 }
             }
         }
@@ -360,8 +333,9 @@ final class VerbsEventLoop implements EventLoop {
                 VerbsDevice.destroyQuietly(channel.listener.id());
             }
         }
+        completionQueues.close(); // after every connection destroyed its QP
         try {
-            compChannel.destroyCompChannel(); // after every connection destroyed its CQ
+            compChannel.destroyCompChannel(); // after the CQs
         } catch (IOException e) {
             poller.recordError("destroy completion channel", e);
         }

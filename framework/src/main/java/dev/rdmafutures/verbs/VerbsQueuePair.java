@@ -1,7 +1,6 @@
 package dev.rdmafutures.verbs;
 
 import com.ibm.disni.verbs.IbvQP;
-import com.ibm.disni.verbs.IbvWC;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
@@ -28,7 +27,10 @@ final class VerbsQueuePair {
 
     private final VerbsConnection connection;
     private final VerbsEventLoop loop;
+    private final CompletionQueues completionQueues;
     private final CompletionQueue completionQueue;
+    /** The entries reserved in the CQ for this QP's own requests (a shared receive queue's are the CQ's). */
+    private final int completionEntries;
     private final boolean detached;
     private final QueueDepths depths;
     private final VerbsSharedReceiveQueue sharedQueue;
@@ -38,13 +40,11 @@ final class VerbsQueuePair {
     private final SendList sendList;
     private final ReceiveList receiveList;
     private long handle;
+    private int number;
     private long idHandle;
     private boolean attachedToSharedQueue;
     private int sequence;
     private final RequestOutcomes outcomes;
-    /** The polled completions being handed over: a callback that ends the connection drains the rest. */
-    private int batchSize;
-    private int batchNext;
     private boolean released;
 
     /**
@@ -72,15 +72,16 @@ final class VerbsQueuePair {
                 ? new ReceiveList(depths.receiveSge(), device.emptySink()) : null;
         this.outcomes = new RequestOutcomes(connection, sharedQueue, connectionEvents, device,
                 depths.initiator());
-        // Room for everything the QP can complete: every send-queue work request (a failure completes unsignalled
-        // ones too) and every receive, its own or any of the shared queue's. AdapterInfo's maxima keep this within
-        // max_cqe.
-        int receives = sharedQueue == null ? depths.receive() : sharedQueue.depth();
-        this.completionQueue = loop.newCompletionQueue(sendRequests + receives);
+        // Room in the loop's CQ for everything the QP can complete: every send-queue work request (a failure
+        // completes unsignalled ones too) and every receive, its own or, once per CQ, any of the shared queue's.
+        // AdapterInfo's maxima keep one QP's within max_cqe.
+        this.completionEntries = sendRequests + (sharedQueue == null ? depths.receive() : 0);
+        this.completionQueues = loop.completionQueues();
+        this.completionQueue = completionQueues.reserve(completionEntries, sharedQueue);
     }
 
     /**
-     * Creates the QP on {@code id} (or beside it, if detached) and hands the CQ to the loop's polling.
+     * Creates the QP on {@code id} (or beside it, if detached) and routes its completions to it.
      *
      * @throws RdmaException INVALID_DEVICE_STATE when the shared receive queue was closed meanwhile
      */
@@ -106,7 +107,8 @@ final class VerbsQueuePair {
                     + " send and " + receives + " receive requests failed (errno " + -created + ")");
         }
         handle = created;
-        loop.addQueuePair(this);
+        number = QpQuery.number(handle);
+        completionQueues.register(number, this);
     }
 
     boolean isDetached() {
@@ -192,79 +194,42 @@ final class VerbsQueuePair {
 
     // --- completions -------------------------------------------------------------------------------------------
 
-    /** Handles what the CQ holds; returns how many completions there were (and commands run before them). */
-    int drainCompletions() {
-        return drain(true);
-    }
-
-    /**
-     * Hands over the polled batch, then polls and hands over more until the CQ is empty or the QP released. A
-     * callback that ends the connection drains the rest of the batch itself (through {@link #failOutstanding()}).
-     * {@code runCommands}: run the poller's commands before the first completion, as the loop's poll does.
-     */
-    private int drain(boolean runCommands) {
-        int total = 0;
-        boolean more = true;
-        try {
-            while (!released) {
-                if (batchNext == batchSize) {
-                    if (!more) {
-                        break;
-                    }
-                    batchSize = completionQueue.poll();
-                    batchNext = 0;
-                    more = batchSize == CompletionQueue.POLL_BATCH; // fewer: the CQ was emptied
-                    if (batchSize == 0) {
-                        break;
-                    }
-                    if (runCommands) {
-                        total += loop.beforeDispatch();
-                    }
-                    continue; // a command may have released the QP, or drained this batch
-                }
-                onCompletion(completionQueue.completion(batchNext++));
-                total++;
-            }
-        } catch (IOException e) {
-            loop.poller().recordError("poll completion queue", e);
-        }
-        return total;
-    }
-
-    /** Whether {@code cqHandle} is this QP's CQ. */
+    /** Whether {@code cqHandle} is the CQ this QP reports to (and shares with others of its loop). */
     boolean reportsTo(long cqHandle) {
         return completionQueue.handle() == cqHandle;
     }
 
-    /** Arms the CQ before the loop sleeps; true if completions are already waiting. */
-    boolean armCompletions() throws IOException {
-        return completionQueue.arm();
+    /** Hands over what the CQ holds now, this QP's completions and the others'. */
+    void drainCompletions() {
+        completionQueues.drain(completionQueue, true);
     }
 
-    void onCompletionEvent() throws IOException {
-        completionQueue.onEvent();
-    }
-
-    /** One completion; its fields are read before any callback runs, which may poll the CQ again. */
-    private void onCompletion(IbvWC completion) {
-        long wrId = completion.getWr_id();
-        int status = completion.getStatus();
-        int vendorError = completion.getVendor_err();
+    /**
+     * One completion of this QP, at {@code at} in {@code queue}'s batch; its fields are read before any callback
+     * runs, which may drain the CQ again. Dropped once the QP is released: its requests were settled then.
+     */
+    void onCompletion(CompletionQueue queue, int at) {
+        if (released) {
+            return;
+        }
+        long wrId = queue.wrId(at);
+        int status = queue.status(at);
+        int vendorError = queue.vendorError(at);
         if ((wrId & RECEIVE_ID) != 0) {
-            outcomes.onReceiveCompletion((int) wrId, status, vendorError, completion.getByte_len(),
-                    completion.getWc_flags(), completion.getImm_data());
+            outcomes.onReceiveCompletion((int) wrId, status, vendorError, queue.byteLength(at), queue.flags(at),
+                    queue.immediate(at));
         } else {
             outcomes.onSendCompletion(wrId, (wrId & PART_ID) != 0, status, vendorError);
         }
     }
 
-
     /**
      * Completes every request this QP still holds: what the CQ reports first (a shared receive queue's receives
-     * taken by this QP have no other way back), then the rest as {@link RequestOutcomes#settleRemaining()} says.
+     * taken by this QP have no other way back; the other QPs' completions go to them), then the rest as
+     * {@link RequestOutcomes#settleRemaining()} says.
      */
     void failOutstanding() {
-        drain(false);
+        completionQueues.drain(completionQueue, false);
         outcomes.settleRemaining();
     }
 
@@ -274,8 +239,8 @@ final class VerbsQueuePair {
     }
 
     /**
-     * Destroys the QP, then the id ({@code destroyId}), then the CQ. Once. Completions still in the CQ are dropped,
-     * so {@link #failOutstanding()} comes first.
+     * Destroys the QP, then the id ({@code destroyId}), then gives back its entries in the CQ, whose completions of
+     * this QP are dropped from now on, so {@link #failOutstanding()} comes first. Once.
      */
     void release(Runnable destroyId) {
         released = true;
@@ -294,11 +259,7 @@ final class VerbsQueuePair {
             sharedQueue.detach(); // after its QP: the last one out destroys a closed queue
         }
         destroyId.run();
-        loop.removeQueuePair(this);
-        try {
-            completionQueue.destroy(); // after its QP
-        } catch (IOException e) {
-            loop.poller().recordError("destroy completion queue", e);
-        }
+        // After its QP: a device may leave the QP's flushed completions in the CQ, which go before its number.
+        completionQueues.release(this, number, completionQueue, completionEntries, sharedQueue);
     }
 }

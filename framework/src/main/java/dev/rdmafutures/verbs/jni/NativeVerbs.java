@@ -148,6 +148,12 @@ public final class NativeVerbs {
     /** Waits up to {@code timeoutMs} for a completion event and returns the CQ that fired (ack with DiSNI's ackEvents). */
     public static native long getCqEvent(long compChannel, int timeoutMs);
 
+    /**
+     * Polls up to {@code capacity} completions into as many {@code struct ibv_wc} at {@code out}; the count or a
+     * negative errno. Every field is valid on failed completions too, as ibv_poll_cq(3) documents for qp_num.
+     */
+    public static native int pollCq(long cq, int capacity, long out);
+
     /** The file descriptor of a completion channel. */
     public static native int compChannelFd(long compChannel);
 
