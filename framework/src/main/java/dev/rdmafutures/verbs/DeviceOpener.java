@@ -95,6 +95,9 @@ final class DeviceOpener {
         IbvPd pd = context.allocPd();
         boolean windows = VerbsWindows.supported(((NatObject) pd).getObjId());
         DeviceCapabilities capabilities = DeviceCapabilities.query(handle, name, scratch, address, windows);
+        if (capabilities.shortCrossings()) { // siw
+            SiwMappingGuard.ensure(context, handle, capabilities.maxCompletionQueueEntries());
+        }
         LOG.debug("opened {}", capabilities.adapterInfo());
         return new VerbsDevice(config, cm, dispatcher, context, pd, capabilities);
     }
