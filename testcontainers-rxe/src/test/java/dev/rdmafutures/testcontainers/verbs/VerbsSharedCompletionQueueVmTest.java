@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A loop's connections share its CQs: this process holds a few CQs however many connections it has (the kernel's
  * resource list, {@code rdma resource show cq}, counts them), and every completion still reaches its own connection
- * while connections end with requests in flight and new ones take their place, possibly on reused QP numbers.
+ * while connections end with requests in flight and new ones take their place, possibly on reused QP numbers. And
+ * one process holds a hundred connections whose queues take a page each, which siw's mapping keys once stopped at 24.
  */
 @Tag("verbs-conformance") // bin/test-vm --verbs runs it with the conformance suites
 abstract class VerbsSharedCompletionQueueVmTest extends ConformanceSupport {
@@ -78,6 +79,18 @@ abstract class VerbsSharedCompletionQueueVmTest extends ConformanceSupport {
             readEachOwnSlot(pairs, serverMemory, clientMemory, round++);
         }
         assertThat(completionQueuesOfThisProcess()).isBetween(2, 16);
+    }
+
+    @Test
+    void oneProcessHoldsOneHundredConnectionsWithOnePageQueues() {
+        // On siw, with a CQ per connection and queues of depth 1 (a page each), the 25th pair's QP was the one whose
+        // queue landed on page 144, which libsiw takes for a failed mapping (SiwMappingGuard).
+        RdmaListener listener = listen();
+        listener.onRequest(r -> r.withQueueDepths(1, 1).withMaxSge(1, 1).accept()); // the server's ends close with its runtime
+        for (int i = 0; i < 100; i++) {
+            closeLater(await(client.connector().connect(listener.localAddress()).withQueueDepths(1, 1)
+                    .withMaxSge(1, 1).start()));
+        }
     }
 
     private static int slot(int connection) {
