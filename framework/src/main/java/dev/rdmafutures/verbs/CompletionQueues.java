@@ -62,20 +62,15 @@ final class CompletionQueues {
         return queue;
     }
 
-    /** Gives back a reservation whose QP was never created. */
-    void unreserve(CompletionQueue queue, int ownEntries, VerbsSharedReceiveQueue sharedQueue) {
-        queue.unreserve(ownEntries, sharedQueue);
-        retireIfUnused(queue);
-    }
-
     /** Routes the completions of QP {@code number} to {@code queuePair} from now on. */
     void register(int number, VerbsQueuePair queuePair) {
         byNumber.put(number, queuePair);
     }
 
     /**
-     * After {@code queuePair}'s QP was destroyed: drains its CQ (handing the other queue pairs their completions and
-     * dropping its own), forgets its number and gives back its entries.
+     * After {@code queuePair}'s QP was destroyed, or never created: drains its CQ (handing the other queue pairs
+     * their completions and dropping its own), forgets its number and gives back its entries. A CQ left unused is
+     * retired when another unused one is kept already.
      */
     void release(VerbsQueuePair queuePair, int number, CompletionQueue queue, int ownEntries,
                  VerbsSharedReceiveQueue sharedQueue) {
@@ -83,10 +78,7 @@ final class CompletionQueues {
         if (byNumber.get(number) == queuePair) {
             byNumber.remove(number);
         }
-        unreserve(queue, ownEntries, sharedQueue);
-    }
-
-    private void retireIfUnused(CompletionQueue queue) {
+        queue.unreserve(ownEntries, sharedQueue);
         if (!queue.isUnused()) {
             return;
         }
