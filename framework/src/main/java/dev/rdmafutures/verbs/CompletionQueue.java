@@ -151,7 +151,7 @@ final class CompletionQueue {
 
     /**
      * Asks for an event at the next completion, once per event; returns true if completions arrived before it was
-     * armed (they raise no event, so the caller must not sleep). They stay in the CQ for the next drain.
+     * armed (they raise no event, so the caller must not sleep). They are kept, polled, for the next drain.
      */
     boolean arm() throws IOException {
         if (batchNext < batchSize) {
