@@ -12,8 +12,8 @@ import java.io.IOException;
 /**
  * One connection's reliable-connected QP, created with the connection's granted {@link QueueDepths} (segments per
  * request included) and taking its receives from its own receive queue or from a {@link VerbsSharedReceiveQueue},
- * and its own CQ with room for every completion the QP can produce, so it cannot overrun: posting through reused
- * native work-request lists ({@link SendList}, {@link ReceiveList}), and the completions its loop hands over to
+ * with room in its loop's shared CQ for every completion the QP can produce, so it cannot overrun: posting through
+ * reused native work-request lists ({@link SendList}, {@link ReceiveList}), and the completions its loop hands over to
  * {@link RequestOutcomes}, which says how each request ends. The core never has more requests outstanding than the
  * depths (a silent one keeps its slot until proven done, after its WQE is retired), so every post finds room; reads
  * beyond the outbound read limit wait in the send queue, the device starting them in order. Poller thread only.

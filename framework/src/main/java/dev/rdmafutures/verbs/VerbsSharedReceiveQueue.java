@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An {@code ibv_srq} shared by QPs on any poller. A posted receive takes a slot of a table owned here, and its
- * work-request id names the slot: whichever QP the device gives the receive to reports it on its own CQ, on its own
- * poller, and {@link #take} hands the request back, so the table is guarded by this object's lock and nothing is
+ * work-request id names the slot: whichever QP the device gives the receive to reports it on its loop's CQ, on its
+ * own poller, and {@link #take} hands the request back, so the table is guarded by this object's lock and nothing is
  * allocated per receive.
  *
  * <p>The limit ({@code srq_limit}) is armed on the device, which raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} as soon as
