@@ -37,6 +37,10 @@ final class MpaTransport {
     private SoftQueuePair queuePair;
     private boolean closed;
     private boolean shutdownAfterFlush;
+    /** Listed with the loop for its duty cycle's flush. */
+    private boolean flushPending;
+    /** The last write left bytes queued: the selector reports when the socket has room. */
+    private boolean waitsForRoom;
     private Runnable afterFlush;
     private Cancellable timer;
 
@@ -117,15 +121,41 @@ final class MpaTransport {
         outbound.dropUnsent();
     }
 
-    /** Writes what the socket takes; the rest leaves when the selector reports the socket writable. */
+    /**
+     * Leaves what is queued to the duty cycle's flush ({@link SoftEventLoop#flush()}), so that what one cycle
+     * produces for this socket leaves in one gathering write.
+     */
+    void flushLater() {
+        if (!flushPending && !closed) {
+            flushPending = true;
+            loop.flushLater(this);
+        }
+    }
+
+    /** The duty cycle's flush: writes what was queued through {@link #flushLater()}. */
+    void flushQueued() {
+        flushPending = false;
+        flush();
+    }
+
+    /** Whether the socket's send buffer was full at the last write, so that bytes wait for room. */
+    boolean waitsForRoom() {
+        return waitsForRoom;
+    }
+
+    /** Writes what the socket takes now; the rest leaves when the selector reports the socket writable. */
     void flush() {
         if (closed) {
             return;
         }
         try {
-            if (!outbound.writeTo(channel)) { // the socket's send buffer is full: continue when it drains
+            waitsForRoom = !outbound.writeTo(channel);
+            if (waitsForRoom) { // the socket's send buffer is full: continue when it drains
                 key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
                 notifyFlushed();
+                if (queuePair != null) {
+                    queuePair.onSocketFull();
+                }
                 return;
             }
             notifyFlushed();

@@ -69,7 +69,10 @@ final class SendScheduler {
         this.windowScope = windowScope;
     }
 
-    /** Queues a send-queue request; unless it is deferred, transmits what may leave and flushes. */
+    /**
+     * Queues a send-queue request; unless it is deferred, queues what may leave for the socket, which takes it at the
+     * duty cycle's flush together with everything else the cycle produced.
+     */
     void post(WorkRequest request) {
         if (request.kind() == WorkRequest.Kind.READ && outboundLimit == 0) {
             request.completion().failed(new RdmaException(Status.INVALID_DEVICE_STATE,
@@ -80,7 +83,7 @@ final class SendScheduler {
         if (!request.has(WorkRequest.DEFER)) {
             releasable = pending.size();
             pump();
-            transport.flush();
+            transport.flushLater();
         }
     }
 

@@ -136,9 +136,9 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         return lifecycle.isEstablished() && queuePair.onReadable();
     }
 
-    /** Whether bytes wait for the socket to take them. */
-    boolean awaitsWritable() {
-        return transport.awaitsWritable();
+    /** Whether the socket's send buffer was full at the last flush: the selector reports when it has room. */
+    boolean waitsForSocketRoom() {
+        return transport.waitsForRoom();
     }
 
     private void readInbound() {

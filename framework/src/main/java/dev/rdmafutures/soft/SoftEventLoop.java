@@ -41,6 +41,8 @@ final class SoftEventLoop implements EventLoop {
     private final Set<SelectionHandler> handlers = new LinkedHashSet<>();
     private final ArrayList<SoftConnection> established = new ArrayList<>();
     private final DirectBuffers directBuffers = new DirectBuffers();
+    /** Sockets with bytes queued in this duty cycle, written by {@link #flush()}; each listed once. */
+    private final ArrayList<MpaTransport> unflushed = new ArrayList<>();
     private int pollsSinceSelect;
     /** Handshakes waiting for their peer's next message: while there are any, every poll selects. */
     private int awaitingPeer;
@@ -133,7 +135,7 @@ final class SoftEventLoop implements EventLoop {
                 if (connection.readDirectly()) {
                     work++;
                 }
-                selectNext |= connection.awaitsWritable();
+                selectNext |= connection.waitsForSocketRoom();
             }
             if (!selectNext && awaitingPeer == 0 && ++pollsSinceSelect < SELECT_INTERVAL) {
                 return work;
@@ -148,6 +150,24 @@ final class SoftEventLoop implements EventLoop {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** {@code transport} queued bytes: they leave with everything else this duty cycle queued, at its flush. */
+    void flushLater(MpaTransport transport) {
+        unflushed.add(transport);
+    }
+
+    @Override
+    public int flush() {
+        // By index, to the end as it grows: what a write's completion queues on the spot leaves in this flush too.
+        for (int i = 0; i < unflushed.size(); i++) {
+            MpaTransport transport = unflushed.get(i);
+            transport.flushQueued();
+            selectNext |= transport.waitsForRoom();
+        }
+        int flushed = unflushed.size();
+        unflushed.clear();
+        return flushed;
     }
 
     @Override

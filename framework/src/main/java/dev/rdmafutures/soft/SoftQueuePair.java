@@ -104,7 +104,10 @@ final class SoftQueuePair {
         }
     }
 
-    /** Parses and places whatever the socket has, then sends what that queued; returns whether bytes arrived. */
+    /**
+     * Parses and places whatever the socket has; what that queued (read responses, reads released by a response)
+     * leaves at the duty cycle's flush, in one burst with the cycle's other bytes. Returns whether bytes arrived.
+     */
     boolean onReadable() {
         boolean arrived;
         try {
@@ -114,15 +117,17 @@ final class SoftQueuePair {
             return true;
         }
         if (transport.awaitsWritable()) {
-            transport.flush(); // read responses queued while parsing go out in one burst
-            if (transport.awaitsWritable()) {
-                liveness.arm(); // the peer owes us room for the rest
-            }
+            transport.flushLater();
         }
         if (arrived) {
             liveness.progressed();
         }
         return arrived;
+    }
+
+    /** The socket's send buffer is full: the peer owes us room for the rest. */
+    void onSocketFull() {
+        liveness.arm();
     }
 
     /** The transport took everything up to {@code flushed}: finish writes, sends, and inbound read responses. */

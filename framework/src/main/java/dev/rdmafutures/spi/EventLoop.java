@@ -5,8 +5,20 @@ package dev.rdmafutures.spi;
  * {@link #wakeup()}.
  */
 public interface EventLoop {
-    /** Processes whatever is ready without blocking; returns the amount of work done (0 when idle). */
+    /**
+     * Processes whatever is ready without blocking; returns the amount of work done (0 when idle). What it produces
+     * for the wire (responses, acknowledgements, the next posts) may wait for {@link #flush()}.
+     */
     int poll();
+
+    /**
+     * Hands the wire everything this loop queued since the last flush: posts, responses and acknowledgements leave
+     * together, one gathering write per socket or one chained post per queue pair, instead of one system call or
+     * doorbell each. The poller calls it after the commands of a duty cycle (so a lone operation leaves at once) and
+     * at the end of every duty cycle, before it idles; nothing queued waits for a later cycle. Returns the work done
+     * (0 when nothing was queued).
+     */
+    int flush();
 
     /** Blocks until something is ready, {@link #wakeup()} is called, or {@code maxNanos} pass. */
     void await(long maxNanos);
