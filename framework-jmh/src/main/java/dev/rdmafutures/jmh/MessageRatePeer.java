@@ -115,16 +115,19 @@ final class MessageRatePeer {
     }
 
     private String closeRdma() throws InterruptedException {
-        long deadline = System.nanoTime() + CLOSE_NANOS;
-        while (runtime.metrics().open() > 0) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(runtime.metrics().open() + " connections still open "
-                        + TimeUnit.NANOSECONDS.toSeconds(CLOSE_NANOS) + " s after the client closed its runtime");
+        try {
+            long deadline = System.nanoTime() + CLOSE_NANOS;
+            while (runtime.metrics().open() > 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(runtime.metrics().open() + " connections still open "
+                            + TimeUnit.NANOSECONDS.toSeconds(CLOSE_NANOS) + " s after the client closed its runtime");
+                }
+                Thread.sleep(1);
             }
-            Thread.sleep(1);
+        } finally {
+            runtime.close();
+            runtime = null;
         }
-        runtime.close();
-        runtime = null;
         return "rdma-close " + received.sum();
     }
 
