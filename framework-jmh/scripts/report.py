@@ -10,6 +10,7 @@ import os
 import re
 import sys
 
+from msgrate_report import msgrate_markdown, plot_msgrate
 from scale_report import (parallel_baselines, plot_pollers, plot_scale, poller_markdown, poller_targets,
                           scale_markdown, scale_targets, setup_rate_markdown, setup_rate_targets)
 
@@ -230,7 +231,7 @@ def placement_markdown(path):
     return lines + [""]
 
 
-def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates):
+def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgrate):
     lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see the project README).",
              "Ratios compare numbers from this one run; the VM's RDMA is emulated (TCG), so only its ratios mean "
              "anything.", "", "```", machine.strip(), "```", "", "## Targets (issues 6 and 16)", "",
@@ -244,6 +245,7 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates):
     lines += placement_markdown(os.path.join(out_dir, "raw", "placement.txt"))
     lines += scale_markdown(scale)
     lines += poller_markdown(pollers)
+    lines += msgrate_markdown(msgrate)
     lines += setup_rate_markdown(rates)
     lines += ["## Allocation per operation (AllocationCheck)", "",
               "Exact bytes allocated in steady state by the thread that posts and completes the operations (an "
@@ -273,6 +275,7 @@ def main(out_dir):
     scale = None
     pollers = None
     rates = {}  # setup-rate-<device>.json (setup-rate-vm.sh); its other raw files are logs
+    msgrate = []  # msgrate-host-c<N>.json, one MessageRate run each
     for path in sorted(glob.glob(os.path.join(raw, "*.json"))):
         name = os.path.basename(path)
         if name.startswith("iperf3"):
@@ -284,6 +287,9 @@ def main(out_dir):
             m = re.fullmatch(r"setup-rate-((?:rxe|siw)\d+)\.json", name)
             if m:
                 rates[m.group(1)] = json.load(open(path))
+            continue
+        if name.startswith("msgrate-"):
+            msgrate += json.load(open(path))
             continue
         if name == "scale-host.json":
             scale = json.load(open(path))
@@ -298,8 +304,7 @@ def main(out_dir):
              + setup_rate_targets(rates))
     machine = open(os.path.join(out_dir, "machine.txt")).read()
     json.dump({"machine": machine, "targets": goals, "results": rows, "allocation": checks, "scale": scale,
-               "pollers": pollers,
-               "setupRate": rates},
+               "pollers": pollers, "setupRate": rates, "messageRate": msgrate},
               open(os.path.join(out_dir, "results.json"), "w"), indent=1)
     if rows:
         plot(rows, out_dir)
@@ -307,7 +312,9 @@ def main(out_dir):
         plot_scale(scale, out_dir)
     if pollers:
         plot_pollers(pollers, out_dir)
-    markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates)
+    if msgrate:
+        plot_msgrate(msgrate, out_dir)
+    markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgrate)
     for g in goals:
         print(f"{'ok ' if g['met'] else 'GAP'} {g['target']}: {g['measured']}"
               + ("" if g["ratio"] is None else f" ({g['ratio']}x, goal {g['goal']})"))

@@ -40,9 +40,7 @@ final class Pair implements AutoCloseable {
      */
     Pair(String provider, Driver driver, IdleStrategy serverIdle, int regionSize, int readLimit) throws Exception {
         this.driver = driver;
-        RdmaRuntime.Builder clientBuilder = builder(provider).threadNamePrefix("bench-client");
-        clientRuntime = (driver == Driver.INVOKED ? clientBuilder.pollerThreads(0)
-                : clientBuilder.pollerThreads(1).idleStrategy(IdleStrategy.valueOf(driver.name()))).build();
+        clientRuntime = driver.configure(builder(provider).threadNamePrefix("bench-client")).build();
         serverRuntime = builder(provider).threadNamePrefix("bench-server").pollerThreads(1).idleStrategy(serverIdle)
                 .build();
         RdmaListener listener = serverRuntime.listen(new InetSocketAddress(address(provider), 0));

@@ -62,8 +62,7 @@ final class ScaleServer {
                         accepted.incrementAndGet();
                     }
                 }));
-                listening.append(' ').append(l.localAddress().getAddress().getHostAddress()).append(':')
-                        .append(l.localAddress().getPort());
+                listening.append(' ').append(ChildJvm.format(l.localAddress()));
             }
             System.out.println(listening);
             MemoryRegion region = server.register(ByteBuffer.allocateDirect(SIZE), Access.LOCAL_WRITE,

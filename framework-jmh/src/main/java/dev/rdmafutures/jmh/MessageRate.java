@@ -1,0 +1,288 @@
+package dev.rdmafutures.jmh;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RemoteBuffer;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The rate of many small operations in flight (issue 23, item 1), beside a socket baseline of the same shape measured
+ * in the same run. For each op, size, window (operations in flight per connection) and number of connections:
+ * <ul>
+ *   <li>RDMA: a client runtime here, driven by this thread ({@code pollerThreads(0)}; {@code -Dbench.driver} picks a
+ *   {@link Driver} with a poller thread instead), and a server runtime with one busy-spinning poller in a child JVM
+ *   ({@link MessageRatePeer}). Every connection keeps {@code window} READs, WRITEs or SENDs in flight, each re-posted
+ *   from its completion callback (the allocation-free form); a SEND lands in one of {@code window} receives the
+ *   server posted, which it re-posts from the receive's completion.</li>
+ *   <li>NIO: request/response over TCP with as many connections and requests in flight, one busy-polling thread per
+ *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
+ *   of WRITE and SEND is disfavoured).</li>
+ * </ul>
+ * Each is warmed up for half of SECONDS, then measured for SECONDS: operations per second, and the CPU time (user and
+ * system, all threads) per operation of the client process and of the server process, each read at the start and
+ * the end of the measurement (Linux counts it in clock ticks, 10 ms: about 1% of a 1 s measurement). With the default
+ * driver each side has one busy thread in both systems; the other system's server side is closed meanwhile. Every
+ * operation posted must complete (every SEND be received) or the run fails.
+ *
+ * <p>{@code soft} on loopback (CRC off, as {@link Pair} has it); {@code -Dbench.provider=verbs} with
+ * {@code -Dbench.device} and {@code -Dbench.address} as for {@link Pair}, the baseline then on that address too.
+ *
+ * <p>Usage: {@code MessageRate OPS SIZES WINDOWS CONNECTIONS SECONDS OUT.json} (lists comma-separated, e.g.
+ * {@code READ,WRITE,SEND 8,4096 1,16,64 1,8 1 msgrate.json}).
+ */
+public final class MessageRate {
+    private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final com.sun.management.OperatingSystemMXBean CPU =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    /** One operation kind. */
+    enum Op { READ, WRITE, SEND }
+
+    /** A load this process drives until a deadline ({@link System#nanoTime()}), counting completed operations. */
+    interface Load {
+        void runUntil(long deadline) throws Exception;
+
+        long completed();
+    }
+
+    /** Operations per second over one measurement, and each process's CPU microseconds per operation. */
+    private record Rate(double perSecond, double clientCpuMicros, double serverCpuMicros) {
+    }
+
+    private MessageRate() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 6) {
+            System.err.println("usage: MessageRate OPS SIZES WINDOWS CONNECTIONS SECONDS OUT.json");
+            System.exit(2);
+        }
+        List<Op> ops = Arrays.stream(args[0].split(",")).map(Op::valueOf).toList();
+        int[] sizes = Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray();
+        int[] windows = Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray();
+        int[] connections = Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray();
+        long nanos = (long) (Double.parseDouble(args[4]) * 1e9);
+        String provider = System.getProperty("bench.provider", "soft");
+        Driver driver = Driver.valueOf(System.getProperty("bench.driver", Driver.INVOKED.name()));
+        List<String> rows = new ArrayList<>();
+        try (ChildJvm server = new ChildJvm(MessageRatePeer.class)) {
+            for (int n : connections) {
+                for (Op op : ops) {
+                    for (int size : sizes) {
+                        for (int window : windows) {
+                            String row = row(server, provider, driver, op, size, window, n, nanos);
+                            System.out.println(row);
+                            rows.add(row);
+                        }
+                    }
+                }
+            }
+        }
+        Files.writeString(Path.of(args[5]), "[\n  " + String.join(",\n  ", rows) + "\n]\n");
+    }
+
+    /** Measures one combination with RDMA, then with the baseline: its JSON row. */
+    private static String row(ChildJvm server, String provider, Driver driver, Op op, int size, int window, int n,
+                              long nanos) throws Exception {
+        Rate rdma = rdma(server, provider, driver, op, size, window, n, nanos);
+        int request = PipelinedNio.request(op, size);
+        int response = PipelinedNio.response(op, size);
+        Rate nio = nio(server, request, response, window, n, nanos);
+        return String.format(Locale.ROOT, "{\"op\": \"%s\", \"size\": %d, \"window\": %d, \"connections\": %d, "
+                        + "\"provider\": \"%s\", \"driver\": \"%s\", \"nio_request_bytes\": %d, "
+                        + "\"nio_response_bytes\": %d, \"rdma_ops_per_s\": %.1f, \"nio_ops_per_s\": %.1f, "
+                        + "\"ratio\": %.4f, \"rdma_client_cpu_us_per_op\": %.4f, \"rdma_server_cpu_us_per_op\": %.4f, "
+                        + "\"nio_client_cpu_us_per_op\": %.4f, \"nio_server_cpu_us_per_op\": %.4f}",
+                op, size, window, n, provider, driver, request, response, rdma.perSecond(), nio.perSecond(),
+                rdma.perSecond() / nio.perSecond(), rdma.clientCpuMicros(), rdma.serverCpuMicros(),
+                nio.clientCpuMicros(), nio.serverCpuMicros());
+    }
+
+    /** One RDMA measurement: the server's runtime for it, then this side's; every operation must complete. */
+    private static Rate rdma(ChildJvm server, String provider, Driver driver, Op op, int size, int window, int n,
+                             long nanos) throws Exception {
+        String[] at = server.ask("rdma " + op + " " + size + " " + window);
+        InetSocketAddress address = ChildJvm.socketAddress(at[1]);
+        RemoteBuffer remote = RemoteBuffer.decode(HexFormat.of().parseHex(at[2]));
+        Rate rate;
+        long posted;
+        try (RdmaRuntime client = driver.configure(Pair.builder(provider).threadNamePrefix("msgrate-client"))
+                .build()) {
+            MemoryRegion local = client.register(ByteBuffer.allocateDirect(window * size), Access.LOCAL_WRITE);
+            List<CompletableFuture<RdmaConnection>> connecting = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                connecting.add(client.connector().connect(address).withReadLimits(window, window)
+                        .withQueueDepths(window, 1).start());
+            }
+            RdmaLoad load = new RdmaLoad(client, driver);
+            for (CompletableFuture<RdmaConnection> c : connecting) {
+                load.streams.add(new Stream(c.get(TIMEOUT_NANOS, TimeUnit.NANOSECONDS), op, local, remote, size,
+                        load.failure));
+            }
+            load.streams.forEach(s -> s.start(window));
+            rate = measure(server, load, nanos);
+            load.drain();
+            posted = load.completed();
+        }
+        long received = Long.parseLong(server.ask("rdma-close")[1]);
+        if (op == Op.SEND && received != posted) {
+            throw new IllegalStateException("the server received " + received + " of " + posted + " Sends");
+        }
+        return rate;
+    }
+
+    /** One baseline measurement: the server's side for it, then this side's. */
+    private static Rate nio(ChildJvm server, int request, int response, int window, int n, long nanos)
+            throws Exception {
+        InetSocketAddress address = ChildJvm.socketAddress(
+                server.ask("nio " + request + " " + response + " " + window + " " + n)[1]);
+        try (PipelinedNio.Client client = new PipelinedNio.Client(address, n, window, request, response)) {
+            Rate rate = measure(server, client, nanos);
+            client.drain(TIMEOUT_NANOS);
+            return rate;
+        }
+    }
+
+    /** Runs {@code load} for half of {@code nanos} to warm it up, then measures it for {@code nanos}. */
+    private static Rate measure(ChildJvm server, Load load, long nanos) throws Exception {
+        load.runUntil(System.nanoTime() + nanos / 2);
+        long[] start = sample(server, load);
+        load.runUntil(start[0] + nanos);
+        long[] end = sample(server, load);
+        double ops = end[1] - start[1];
+        if (ops == 0) {
+            throw new IllegalStateException("no operation completed in " + nanos / 1e9 + " s");
+        }
+        return new Rate(ops * 1e9 / (end[0] - start[0]), (end[2] - start[2]) / 1e3 / ops,
+                (end[3] - start[3]) / 1e3 / ops);
+    }
+
+    /** The time, the operations completed, this process's and the server process's CPU time (nanoseconds). */
+    private static long[] sample(ChildJvm server, Load load) {
+        return new long[] {System.nanoTime(), load.completed(), CPU.getProcessCpuTime(),
+                Long.parseLong(server.ask("cpu")[1])};
+    }
+
+    /** The connections' streams of one RDMA measurement, driven by this thread or by the runtime's poller. */
+    private static final class RdmaLoad implements Load {
+        final List<Stream> streams = new ArrayList<>();
+        final AtomicReference<RdmaException> failure = new AtomicReference<>();
+        private final RdmaRuntime client;
+        private final Driver driver;
+
+        RdmaLoad(RdmaRuntime client, Driver driver) {
+            this.client = client;
+            this.driver = driver;
+        }
+
+        @Override
+        public void runUntil(long deadline) throws InterruptedException {
+            while (System.nanoTime() - deadline < 0) {
+                if (driver == Driver.INVOKED) {
+                    client.poll();
+                } else {
+                    TimeUnit.NANOSECONDS.sleep(deadline - System.nanoTime());
+                }
+            }
+        }
+
+        @Override
+        public long completed() {
+            long sum = 0;
+            for (Stream s : streams) {
+                sum += s.done.sum();
+            }
+            return sum;
+        }
+
+        /** Stops re-posting and waits until every operation in flight completed; throws the first failure. */
+        void drain() throws InterruptedException {
+            streams.forEach(s -> s.running = false);
+            long deadline = System.nanoTime() + TIMEOUT_NANOS;
+            while (streams.stream().anyMatch(s -> s.outstanding.get() > 0)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("operations still in flight "
+                            + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NANOS) + " s after the measurement");
+                }
+                runUntil(System.nanoTime() + 1_000_000);
+            }
+            if (failure.get() != null) {
+                throw failure.get();
+            }
+        }
+    }
+
+    /** One connection's window of operations, each re-posted from its completion callback while running. */
+    private static final class Stream implements CompletionCallback {
+        final LongAdder done = new LongAdder();
+        final AtomicInteger outstanding = new AtomicInteger();
+        volatile boolean running;
+        private final RdmaConnection connection;
+        private final Op op;
+        private final MemoryRegion local;
+        private final RemoteBuffer remote;
+        private final int size;
+        private final AtomicReference<RdmaException> failure;
+
+        Stream(RdmaConnection connection, Op op, MemoryRegion local, RemoteBuffer remote, int size,
+               AtomicReference<RdmaException> failure) {
+            this.connection = connection;
+            this.op = op;
+            this.local = local;
+            this.remote = remote;
+            this.size = size;
+            this.failure = failure;
+        }
+
+        void start(int window) {
+            running = true;
+            outstanding.set(window);
+            for (int slot = 0; slot < window; slot++) {
+                post(slot);
+            }
+        }
+
+        private void post(long slot) {
+            int offset = (int) slot * size;
+            switch (op) {
+                case READ -> connection.read(local, offset, remote, offset, size, this, slot);
+                case WRITE -> connection.write(local, offset, remote, offset, size, this, slot);
+                case SEND -> connection.send(local, offset, size, this, slot);
+            }
+        }
+
+        @Override
+        public void completed(long slot, int bytes) {
+            done.increment();
+            if (running) {
+                post(slot);
+            } else {
+                outstanding.decrementAndGet();
+            }
+        }
+
+        @Override
+        public void failed(long slot, RdmaException error) {
+            failure.compareAndSet(null, error);
+            outstanding.decrementAndGet();
+        }
+    }
+}
