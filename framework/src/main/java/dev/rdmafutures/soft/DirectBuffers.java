@@ -32,6 +32,7 @@ final class DirectBuffers {
     private final ArrayDeque<ByteBuffer> smallCopies = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> largeCopies = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> staging = new ArrayDeque<>();
+    private PackBuffer pack;
 
     /** A cleared buffer of {@value #SCRATCH} bytes. Direct: NIO copies heap buffers into direct ones to write. */
     ByteBuffer scratch() {
@@ -50,6 +51,17 @@ final class DirectBuffers {
     ByteBuffer staging() {
         ByteBuffer b = staging.poll();
         return (b != null ? b.clear() : ByteBuffer.allocateDirect(STAGING)).flip();
+    }
+
+    /**
+     * The poller's one {@link PackBuffer}, for writes of up to {@code runs} packed runs: a socket write uses it and is
+     * done with it before the next socket's.
+     */
+    PackBuffer pack(int runs) {
+        if (pack == null) {
+            pack = new PackBuffer(runs);
+        }
+        return pack;
     }
 
     /** Takes back a buffer from {@link #scratch()}, {@link #copy(int)} or {@link #staging()} that is done with. */

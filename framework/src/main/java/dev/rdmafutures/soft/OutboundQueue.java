@@ -11,10 +11,18 @@ import java.util.IdentityHashMap;
  * the poller's {@link DirectBuffers}, payloads as views of registered memory (never copied), MPA messages as they
  * are. Scratch buffers and views go back to their pools once the socket has taken them, so a steady data path
  * allocates nothing. Confined to the poller thread.
+ *
+ * <p>A burst of small FPDUs (sixteen Read Requests, their Read Responses) would be as many iovecs, and the kernel
+ * spends per iovec: a write packs each run of small buffers into one contiguous piece of the poller's pack buffer
+ * first, so the socket takes such a burst as one buffer, and large payloads still go as views. The queued buffers
+ * keep their own positions (advanced by what the socket took), so a partial write or {@link #dropUnsent} sees the
+ * stream as queued.
  */
 final class OutboundQueue {
     /** Buffers per gathering write: a whole FPDU of {@link SoftDevice#MAX_SGE} views, header and trailer, and more. */
     private static final int GATHER = 2 * SoftDevice.MAX_SGE;
+    /** Buffers of at most this many bytes are packed: headers, trailers, small FPDUs, short payload views. */
+    private static final int PACK_LIMIT = 256;
     /** Regions whose idle views are kept: several operations' worth of {@link SoftDevice#MAX_SGE} regions each. */
     private static final int MAX_POOLED_REGIONS = 4 * SoftDevice.MAX_SGE;
     /** The owner of the buffers that go back to {@link DirectBuffers}. */
@@ -26,6 +34,9 @@ final class OutboundQueue {
     private int head;
     private int size;
     private final ByteBuffer[] gather = new ByteBuffer[GATHER];
+    /** What each queued buffer of the current write offered, and whether it went packed. */
+    private final int[] offered = new int[GATHER];
+    private final boolean[] packed = new boolean[GATHER];
     private final DirectBuffers buffers;
     private final IdentityHashMap<SoftRegion, ArrayDeque<ByteBuffer>> views = new IdentityHashMap<>();
     private long enqueuedBytes;
@@ -113,25 +124,54 @@ final class OutboundQueue {
      * Writes as much as the socket takes; returns false if it stopped taking bytes before the queue was empty.
      */
     boolean writeTo(GatheringByteChannel channel) throws IOException {
+        PackBuffer pack = buffers.pack(GATHER);
         while (size > 0) {
-            int n = Math.min(size, GATHER);
-            long offered = 0;
-            for (int i = 0; i < n; i++) {
+            int entries = Math.min(size, GATHER);
+            int n = 0;
+            long total = 0;
+            pack.reset();
+            for (int i = 0; i < entries; i++) {
                 ByteBuffer b = ring[(head + i) & (ring.length - 1)];
-                gather[i] = b;
-                offered += b.remaining();
+                int bytes = b.remaining();
+                offered[i] = bytes;
+                total += bytes;
+                packed[i] = bytes <= PACK_LIMIT && pack.fits(bytes);
+                if (!packed[i]) {
+                    gather[n++] = b;
+                } else if (i > 0 && packed[i - 1]) {
+                    pack.append(b); // continues the run the last gathered buffer is
+                } else {
+                    gather[n++] = pack.startRun(b);
+                }
             }
-            // One buffer (a small FPDU): a plain write, cheaper than a gathering one in the JDK and the kernel.
+            // One buffer (a burst packed whole, or a lone FPDU): a plain write, cheaper than a gathering one.
             long written = n == 1 ? channel.write(gather[0]) : channel.write(gather, 0, n);
             flushedBytes += written;
-            while (size > 0 && !ring[head].hasRemaining()) {
-                release();
-            }
-            if (written < offered) {
+            consume(entries, written);
+            if (written < total) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Advances the first {@code entries} queued buffers past the {@code written} bytes the socket took, in order
+     * (the socket moved the unpacked ones itself), and releases those it took whole.
+     */
+    private void consume(int entries, long written) {
+        long left = written;
+        for (int i = 0; i < entries && left > 0; i++) {
+            int took = (int) Math.min(offered[i], left);
+            if (packed[i]) {
+                ByteBuffer b = ring[(head + i) & (ring.length - 1)];
+                b.position(b.position() + took);
+            }
+            left -= took;
+        }
+        while (size > 0 && !ring[head].hasRemaining()) {
+            release();
+        }
     }
 
     /** Drops queued bytes not yet started; a partly written buffer is kept so the stream stays framed. */

@@ -1,0 +1,168 @@
+package dev.rdmafutures.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmafutures.Access;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.GatheringByteChannel;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+
+/** The outbound queue packs runs of small buffers into one, and keeps the stream exact across partial writes. */
+class OutboundQueueTest {
+    private final DirectBuffers buffers = new DirectBuffers();
+    private final OutboundQueue queue = new OutboundQueue(buffers);
+    private final ByteArrayOutputStream expected = new ByteArrayOutputStream();
+
+    @Test
+    void aBurstOfSmallBuffersLeavesAsOneBuffer() throws Exception {
+        for (int i = 0; i < 16; i++) {
+            queueScratch(30, i);
+        }
+        Socket socket = new Socket(Integer.MAX_VALUE);
+
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        assertThat(socket.buffersPerWrite).containsExactly(1);
+        assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
+        assertThat(queue.isEmpty()).isTrue();
+        assertThat(queue.flushedBytes()).isEqualTo(16 * 30);
+    }
+
+    @Test
+    void smallRunsAroundALargeViewAreEachOneBufferAndTheViewIsNotCopied() throws Exception {
+        SoftRegion region = region(4096);
+        queueScratch(20, 1);
+        queueScratch(20, 2);
+        queueView(region, 100, 1000);
+        queueScratch(8, 3);
+        queueScratch(40, 4);
+        Socket socket = new Socket(Integer.MAX_VALUE);
+
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        assertThat(socket.buffersPerWrite).containsExactly(3);
+        assertThat(socket.directViewsTaken).isEqualTo(1);
+        assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
+    }
+
+    @Test
+    void partialWritesContinueExactlyWhereTheSocketStopped() throws Exception {
+        SoftRegion region = region(8192);
+        for (int i = 0; i < 40; i++) {
+            if (i % 7 == 3) {
+                queueView(region, i * 100, 300 + i);
+            } else {
+                queueScratch(1 + i % 60, i);
+            }
+        }
+        Socket socket = new Socket(37);
+        long writes = 0;
+        while (!queue.writeTo(socket)) {
+            assertThat(queue.flushedBytes()).isEqualTo(socket.taken.size());
+            socket.room = 37;
+            writes++;
+        }
+        assertThat(writes).isGreaterThan(10);
+        assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
+        assertThat(queue.flushedBytes()).isEqualTo(queue.enqueuedBytes());
+    }
+
+    @Test
+    void droppingUnsentBytesKeepsOnlyThePartlyWrittenBuffer() throws Exception {
+        queueScratch(30, 1);
+        queueScratch(30, 2);
+        queueScratch(30, 3);
+        Socket socket = new Socket(45); // all of the first, half of the second
+
+        assertThat(queue.writeTo(socket)).isFalse();
+        queue.dropUnsent();
+        socket.room = Integer.MAX_VALUE;
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        assertThat(socket.taken.size()).isEqualTo(60);
+        byte[] firstTwo = new byte[60];
+        System.arraycopy(expected.toByteArray(), 0, firstTwo, 0, 60);
+        assertThat(socket.taken.toByteArray()).isEqualTo(firstTwo);
+        assertThat(queue.enqueuedBytes()).isEqualTo(60);
+    }
+
+    private void queueScratch(int length, int seed) {
+        ByteBuffer b = queue.scratch();
+        for (int i = 0; i < length; i++) {
+            byte value = (byte) (seed * 31 + i);
+            b.put(value);
+            expected.write(value);
+        }
+        queue.addScratch(b.flip());
+    }
+
+    private void queueView(SoftRegion region, int offset, int length) {
+        ByteBuffer bytes = region.bytes();
+        for (int i = 0; i < length; i++) {
+            byte value = (byte) (offset + i * 7);
+            bytes.put(offset + i, value);
+            expected.write(value);
+        }
+        queue.addView(region, offset, length);
+    }
+
+    private static SoftRegion region(int size) {
+        return new RegionTable().register(ByteBuffer.allocateDirect(size), EnumSet.of(Access.LOCAL_WRITE));
+    }
+
+    /** A socket whose send buffer takes {@code room} more bytes, recording what it took and in how many buffers. */
+    private static final class Socket implements GatheringByteChannel {
+        final ByteArrayOutputStream taken = new ByteArrayOutputStream();
+        final java.util.List<Integer> buffersPerWrite = new java.util.ArrayList<>();
+        int directViewsTaken;
+        int room;
+
+        Socket(int room) {
+            this.room = room;
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) {
+            buffersPerWrite.add(length);
+            long n = 0;
+            for (int i = offset; i < offset + length; i++) {
+                if (srcs[i].remaining() > 256) {
+                    directViewsTaken++;
+                }
+                n += take(srcs[i]);
+            }
+            return n;
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs) {
+            return write(srcs, 0, srcs.length);
+        }
+
+        @Override
+        public int write(ByteBuffer src) {
+            buffersPerWrite.add(1);
+            return take(src);
+        }
+
+        private int take(ByteBuffer src) {
+            int n = Math.min(room, src.remaining());
+            for (int i = 0; i < n; i++) {
+                taken.write(src.get());
+            }
+            room -= n;
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
