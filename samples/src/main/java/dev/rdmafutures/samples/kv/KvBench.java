@@ -7,11 +7,14 @@ import java.util.Locale;
 
 /**
  * A remote-memory key-value service of the kind RDMA papers build (Pilaf, FaRM), loaded over RDMA and, in the same
- * run, over plain TCP with the same framing. GET is one-sided: READ the index slot, then one scatter-gather READ of
- * the record into a header and a payload buffer, self-verified by checksums and retried when torn; the server's CPU
- * takes no part. PUT is two-sided: a Send gathered from a header and the value into the server's shared receive
- * queue, acknowledged by a small Send. Prints throughput and latency percentiles of both and their ratios; every
- * value read is checked, and a wrong one fails the run (exit 1).
+ * run, over plain TCP with the same framing and the same table ({@link KvStore}). GET is one-sided: values of up to
+ * {@value KvLayout#INLINE_MAX} bytes live inline in their index slots, so one READ of the key's neighbourhood
+ * answers it; larger ones take a second, scatter-gather READ of the record into a header and a payload buffer. What
+ * is read is self-verified by checksums and read again when torn; the server's CPU takes no part. The TCP twin
+ * answers a GET with the same slot or record, checked the same way. PUT is two-sided: a Send gathered from a header
+ * and the value into the server's shared receive queue, acknowledged by a small Send. Prints throughput, latency
+ * percentiles and round trips per GET of both and their ratios; every value read is checked, and a wrong one fails
+ * the run (exit 1).
  *
  * <pre>bin/kv [--provider soft|verbs] [--connections 8] [--window 16] [--duration 10] ...   (bin/kv --help)</pre>
  */
@@ -43,15 +46,16 @@ public final class KvBench {
                 load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3, options.idle(),
                 options.options().isEmpty() ? "" : ", provider options " + options.options());
         RunResult rdma;
-        try (KvService service = KvService.rdma(options::runtime, options.address(), load.keys(),
-                load.valueSize(), load.connections() * load.window())) {
+        try (KvService service = KvService.rdma(options::runtime, options.address(),
+                KvStore.preloaded(load.keys(), load.valueSize()), load.connections() * load.window())) {
             rdma = service.run(load, new Expectations(load.keys()));
             out.println("  RDMA: " + service.details());
         } catch (RdmaException e) { // e.g. a provider without shared receive queues: say so, and still run TCP
             rdma = RunResult.failed("RDMA", "the service could not run: " + e.getMessage());
         }
         RunResult tcp;
-        try (KvService service = KvService.tcp(options.address(), load.keys(), load.valueSize())) {
+        try (KvService service = KvService.tcp(options.address(), KvStore.preloaded(load.keys(),
+                load.valueSize()))) {
             tcp = service.run(load, new Expectations(load.keys()));
             out.println("  TCP:  " + service.details());
         }
@@ -60,10 +64,11 @@ public final class KvBench {
     }
 
     static void print(PrintStream out, RunResult rdma, RunResult tcp) {
-        out.println("service       ops/s   p50 us   p99 us p99.9 us       GETs       PUTs  torn reads");
+        out.println("service       ops/s   p50 us   p99 us p99.9 us       GETs  trips/GET       PUTs  torn reads");
         for (RunResult r : new RunResult[] {rdma, tcp}) {
-            out.printf(Locale.ROOT, "%-8s %10.0f %8.1f %8.1f %8.1f %10d %10d %11d%n", r.service(), r.throughput(),
-                    r.micros(50), r.micros(99), r.micros(99.9), r.gets(), r.puts(), r.tornReads());
+            out.printf(Locale.ROOT, "%-8s %10.0f %8.1f %8.1f %8.1f %10d %10.3f %10d %11d%n", r.service(),
+                    r.throughput(), r.micros(50), r.micros(99), r.micros(99.9), r.gets(), r.tripsPerGet(), r.puts(),
+                    r.tornReads());
         }
         out.printf(Locale.ROOT, "RDMA/TCP %9.2fx %7.2fx %7.2fx %7.2fx   (throughput: higher is better; latency: "
                         + "lower)%n", rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),

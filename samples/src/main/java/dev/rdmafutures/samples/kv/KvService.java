@@ -23,16 +23,16 @@ interface KvService extends AutoCloseable {
 
     /**
      * The RDMA service: a server runtime and a client runtime from {@code runtimes} (provider, device, idle
-     * strategy), the server on {@code address} with {@code keys} keys of at most {@code valueSize} bytes and a
-     * shared receive queue of {@code queueDepth} receives. The client runtime is application-driven and owned by
-     * the calling thread, which must be the one that runs the loads.
+     * strategy), the server on {@code address} serving {@code store} with a shared receive queue of
+     * {@code queueDepth} receives. The client runtime is application-driven and owned by the calling thread, which
+     * must be the one that runs the loads.
      */
-    static KvService rdma(Supplier<RdmaRuntime.Builder> runtimes, InetAddress address, int keys, int valueSize,
+    static KvService rdma(Supplier<RdmaRuntime.Builder> runtimes, InetAddress address, KvStore store,
                           int queueDepth) {
         RdmaRuntime serverRuntime = runtimes.get().threadNamePrefix("kv-server").build();
         RdmaKvServer server;
         try {
-            server = new RdmaKvServer(serverRuntime, new InetSocketAddress(address, 0), keys, valueSize, queueDepth);
+            server = new RdmaKvServer(serverRuntime, new InetSocketAddress(address, 0), store, queueDepth);
         } catch (RuntimeException e) {
             serverRuntime.close();
             throw e;
@@ -70,9 +70,9 @@ interface KvService extends AutoCloseable {
         };
     }
 
-    /** The TCP twin on {@code address}, with the same keys and values. */
-    static KvService tcp(InetAddress address, int keys, int valueSize) throws IOException {
-        TcpKvServer server = new TcpKvServer(new InetSocketAddress(address, 0), keys, valueSize);
+    /** The TCP twin on {@code address}, serving {@code store}. */
+    static KvService tcp(InetAddress address, KvStore store) throws IOException {
+        TcpKvServer server = new TcpKvServer(new InetSocketAddress(address, 0), store);
         return new KvService() {
             @Override
             public String name() {

@@ -112,8 +112,8 @@ final class TcpKvClient {
             begin = new long[window];
             minVersion = new long[window];
             inFlight = new int[window];
-            in = ByteBuffer.allocateDirect(64 * 1024 + Frames.RESPONSE_BYTES + ValueRecord.HEADER_BYTES
-                    + spec.valueSize());
+            in = ByteBuffer.allocateDirect(64 * 1024 + Frames.RESPONSE_BYTES
+                    + Math.max(IndexSlot.HEADER_BYTES, ValueRecord.HEADER_BYTES) + spec.valueSize());
             out = ByteBuffer.allocateDirect(window * (Frames.REQUEST_BYTES + spec.valueSize()));
         }
 
@@ -172,7 +172,7 @@ final class TcpKvClient {
                 String problem = get[slot] ? value(slot, at, length) : acknowledged(slot, at);
                 in.position(at + Frames.RESPONSE_BYTES + length);
                 if (problem == null) {
-                    stats.record(get[slot], begin[slot], System.nanoTime(), control);
+                    stats.record(get[slot], 1, begin[slot], System.nanoTime(), control);
                     next(slot);
                 } else {
                     control.fail("connection " + number + ": " + problem); // no slot starts anything from now
@@ -182,20 +182,36 @@ final class TcpKvClient {
             in.compact();
         }
 
+        /** Checks a GET's answer as a GET over RDMA checks what it read: checksums, content, expectations. */
         private String value(int slot, int at, int length) {
+            int op = Frames.op(in, at);
             int status = Frames.responseStatus(in, at);
-            int record = at + Frames.RESPONSE_BYTES;
-            if (Frames.op(in, at) != Frames.VALUE || Frames.requestId(in, at) != slot || status != Frames.OK) {
-                return "GET of key " + key[slot] + " answered op " + Frames.op(in, at) + " for request "
-                        + Frames.requestId(in, at) + ", " + Frames.status(status);
+            int answer = at + Frames.RESPONSE_BYTES;
+            if (op != Frames.SLOT && op != Frames.VALUE || Frames.requestId(in, at) != slot || status != Frames.OK) {
+                return "GET of key " + key[slot] + " answered op " + op + " for request " + Frames.requestId(in, at)
+                        + ", " + Frames.status(status);
             }
-            int valueLength = length - ValueRecord.HEADER_BYTES;
-            long version = ValueRecord.version(in, record);
-            if (valueLength < 0 || !ValueRecord.matches(in, record, in, record + ValueRecord.HEADER_BYTES, key[slot],
-                    version, valueLength, ValueRecord.crc(in, record), crc)) {
-                return "GET of key " + key[slot] + " returned a record that fails its checksum";
+            int valueAt;
+            int valueLength;
+            long version;
+            if (op == Frames.SLOT) {
+                valueAt = answer + IndexSlot.HEADER_BYTES;
+                valueLength = length - IndexSlot.HEADER_BYTES;
+                version = IndexSlot.version(in, answer);
+                if (valueLength < 0 || IndexSlot.key(in, answer) != key[slot] || IndexSlot.length(in, answer)
+                        != valueLength || !IndexSlot.valid(in, answer, valueLength, crc)) {
+                    return "GET of key " + key[slot] + " returned a slot that fails its checksum";
+                }
+            } else {
+                valueAt = answer + ValueRecord.HEADER_BYTES;
+                valueLength = length - ValueRecord.HEADER_BYTES;
+                version = ValueRecord.version(in, answer);
+                if (valueLength < 0 || !ValueRecord.matches(in, answer, in, valueAt, key[slot], version, valueLength,
+                        ValueRecord.crc(in, answer), crc)) {
+                    return "GET of key " + key[slot] + " returned a record that fails its checksum";
+                }
             }
-            long found = ValueContent.seedOf(in, record + ValueRecord.HEADER_BYTES, valueLength, key[slot]);
+            long found = ValueContent.seedOf(in, valueAt, valueLength, key[slot]);
             if (found == ValueContent.CORRUPT) {
                 return "GET of key " + key[slot] + " version " + version + " passed its checksum but holds a "
                         + "wrong value";

@@ -40,10 +40,11 @@ class KvServiceTest {
         }
     }
 
-    @Test
-    void theTcpTwinGivesTheSameAnswers() throws Exception {
+    @ParameterizedTest
+    @ValueSource(ints = {VALUE, KvLayout.INLINE_MAX + 1})
+    void theTcpTwinGivesTheSameAnswersAndAGetIsOneReadWhenValuesAreInline(int valueSize) throws Exception {
         // One connection, one operation at a time, the same seed: the same operations in the same order.
-        LoadSpec script = new LoadSpec(1, 1, 50, VALUE, 0.5, Duration.ZERO, Duration.ZERO, 400, 7);
+        LoadSpec script = new LoadSpec(1, 1, 50, valueSize, 0.5, Duration.ZERO, Duration.ZERO, 400, 7);
         RunResult rdma;
         try (KvService service = service("RDMA", script)) {
             rdma = service.run(script, new Expectations(script.keys()));
@@ -57,6 +58,31 @@ class KvServiceTest {
         assertThat(rdma.operations()).isEqualTo(400);
         assertThat(tcp.gets()).isEqualTo(rdma.gets());
         assertThat(tcp.digest()).isNotZero().isEqualTo(rdma.digest());
+        // Every one of these 50 keys lies within the neighbourhood READ from its home slot.
+        assertThat(rdma.getTrips()).isEqualTo(valueSize <= KvLayout.INLINE_MAX ? rdma.gets() : 2 * rdma.gets());
+        assertThat(tcp.getTrips()).isEqualTo(tcp.gets());
+        assertThat(rdma.tornReads()).isZero();
+    }
+
+    @Test
+    void aTornSlotIsReadAgainAndNeverAccepted() throws Exception {
+        KvStore store = KvStore.preloaded(KEYS, VALUE);
+        LoadSpec oneGet = new LoadSpec(1, 1, 1, VALUE, 1, Duration.ZERO, Duration.ZERO, 1, 1); // key 0
+        int valueByte = slotOf(store, 0) + IndexSlot.HEADER_BYTES + 20;
+        try (KvService service = KvService.rdma(RdmaRuntime::builder, LOOPBACK, store, 1)) {
+            // As a READ racing a rewrite sees it, for as long as the client keeps reading.
+            store.index().put(valueByte, (byte) ~store.index().get(valueByte));
+            RunResult torn = service.run(oneGet, new Expectations(1));
+            assertThat(torn.failure()).contains("read nothing consistent");
+            assertThat(torn.tornReads()).isEqualTo(RdmaKvConnection.MAX_RETRIES + 1);
+            assertThat(torn.gets()).isZero();
+
+            store.index().put(valueByte, (byte) ~store.index().get(valueByte));
+            RunResult whole = service.run(oneGet, new Expectations(1));
+            assertThat(whole.failure()).isNull();
+            assertThat(whole.gets()).isEqualTo(1);
+            assertThat(whole.getTrips()).isEqualTo(1);
+        }
     }
 
     @Test
@@ -74,9 +100,20 @@ class KvServiceTest {
     }
 
     private static KvService service(String kind, LoadSpec spec) throws Exception {
+        KvStore store = KvStore.preloaded(spec.keys(), spec.valueSize());
         return kind.equals("RDMA")
-                ? KvService.rdma(RdmaRuntime::builder, LOOPBACK, spec.keys(), spec.valueSize(),
-                        spec.connections() * spec.window())
-                : KvService.tcp(LOOPBACK, spec.keys(), spec.valueSize());
+                ? KvService.rdma(RdmaRuntime::builder, LOOPBACK, store, spec.connections() * spec.window())
+                : KvService.tcp(LOOPBACK, store);
+    }
+
+    /** The offset of {@code key}'s slot in the store's index, as the server keeps it. */
+    private static int slotOf(KvStore store, long key) {
+        KvLayout layout = store.layout();
+        for (int s = layout.home(key); ; s = (s + 1) & (layout.capacity() - 1)) {
+            int at = s * layout.slotBytes();
+            if (IndexSlot.version(store.index(), at) != 0 && IndexSlot.key(store.index(), at) == key) {
+                return at;
+            }
+        }
     }
 }
