@@ -3,6 +3,7 @@ package dev.rdmafutures.samples.kv;
 import dev.rdmafutures.RdmaException;
 import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -12,7 +13,9 @@ import java.util.Locale;
  * answers it; larger ones take a second, scatter-gather READ of the record into a header and a payload buffer. What
  * is read is self-verified by checksums and read again when torn; the server's CPU takes no part. The TCP twin
  * answers a GET with the same slot or record, checked the same way. PUT is two-sided: a Send gathered from a header
- * and the value into the server's shared receive queue, acknowledged by a small Send. Prints throughput, latency
+ * and the value into the server's shared receive queue, acknowledged by a small Send. Each service has one client
+ * thread, the load thread, which polls without blocking ({@code --client-idle}), and one server thread, which waits
+ * as {@code --idle} says ({@link Waiting}); the header states both for each service. Prints throughput, latency
  * percentiles and round trips per GET of both and their ratios; every value read is checked, and a wrong one fails
  * the run (exit 1).
  *
@@ -41,39 +44,56 @@ public final class KvBench {
         }
         LoadSpec load = options.load();
         out.printf(Locale.ROOT, "KV service on %s: %d connections x window %d, %d keys of %d B, %.0f%% GET, "
-                        + "warm-up %.1f s, measured %.1f s, server poller %s%s%n", options.address().getHostAddress(),
+                        + "warm-up %.1f s, measured %.1f s%s%n", options.address().getHostAddress(),
                 load.connections(), load.window(), load.keys(), load.valueSize(), load.getRatio() * 100,
-                load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3, options.idle(),
+                load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3,
                 options.options().isEmpty() ? "" : ", provider options " + options.options());
-        RunResult rdma;
-        try (KvService service = KvService.rdma(options::runtime, options.address(),
-                KvStore.preloaded(load.keys(), load.valueSize()), load.connections() * load.window())) {
-            rdma = service.run(load, new Expectations(load.keys()));
-            out.println("  RDMA: " + service.details());
-        } catch (RdmaException e) { // e.g. a provider without shared receive queues: say so, and still run TCP
-            rdma = RunResult.failed("RDMA", "the service could not run: " + e.getMessage());
+        out.println("  GET: " + KvLayout.forKeys(load.keys(), load.valueSize()).describe());
+        for (String service : List.of("RDMA", "TCP")) {
+            out.printf("  %-5s %s%n", service + ":", options.waiting().describe(service));
         }
-        RunResult tcp;
-        try (KvService service = KvService.tcp(options.address(), KvStore.preloaded(load.keys(),
-                load.valueSize()))) {
-            tcp = service.run(load, new Expectations(load.keys()));
-            out.println("  TCP:  " + service.details());
-        }
-        print(out, rdma, tcp);
-        return rdma.ok() && tcp.ok() ? 0 : 1;
+        List<RunResult> results = List.of(rdma(options, out), tcp(options, out));
+        print(out, results);
+        return results.stream().allMatch(RunResult::ok) ? 0 : 1;
     }
 
-    static void print(PrintStream out, RunResult rdma, RunResult tcp) {
+    private static RunResult rdma(KvOptions options, PrintStream out) throws Exception {
+        LoadSpec load = options.load();
+        try (KvService service = KvService.rdma(options::runtime, options.address(),
+                KvStore.preloaded(load.keys(), load.valueSize()), load.connections() * load.window(),
+                options.waiting())) {
+            RunResult result = service.run(load, new Expectations(load.keys()));
+            out.println("  RDMA: " + service.details());
+            return result;
+        } catch (RdmaException e) { // e.g. a provider without shared receive queues: say so, and still run TCP
+            return RunResult.failed("RDMA", "the service could not run: " + e.getMessage());
+        }
+    }
+
+    private static RunResult tcp(KvOptions options, PrintStream out) throws Exception {
+        LoadSpec load = options.load();
+        try (KvService service = KvService.tcp(options.address(), KvStore.preloaded(load.keys(), load.valueSize()),
+                options.waiting())) {
+            RunResult result = service.run(load, new Expectations(load.keys()));
+            out.println("  TCP:  " + service.details());
+            return result;
+        }
+    }
+
+    /** The table of {@code results}, RDMA's and TCP's, with their ratios. */
+    static void print(PrintStream out, List<RunResult> results) {
         out.println("service       ops/s   p50 us   p99 us p99.9 us       GETs  trips/GET       PUTs  torn reads");
-        for (RunResult r : new RunResult[] {rdma, tcp}) {
+        for (RunResult r : results) {
             out.printf(Locale.ROOT, "%-8s %10.0f %8.1f %8.1f %8.1f %10d %10.3f %10d %11d%n", r.service(),
                     r.throughput(), r.micros(50), r.micros(99), r.micros(99.9), r.gets(), r.tripsPerGet(), r.puts(),
                     r.tornReads());
         }
+        RunResult rdma = results.get(0);
+        RunResult tcp = results.get(1);
         out.printf(Locale.ROOT, "RDMA/TCP %9.2fx %7.2fx %7.2fx %7.2fx   (throughput: higher is better; latency: "
                         + "lower)%n", rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),
                 rdma.micros(99) / tcp.micros(99), rdma.micros(99.9) / tcp.micros(99.9));
-        for (RunResult r : new RunResult[] {rdma, tcp}) {
+        for (RunResult r : results) {
             out.println(r.ok() ? r.service() + ": every value read was checked: OK"
                     : r.service() + ": FAILED: " + r.failure());
         }

@@ -1,5 +1,6 @@
 package dev.rdmafutures.samples.kv;
 
+import dev.rdmafutures.IdleStrategy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -9,12 +10,14 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
  * The load generator against {@link TcpKvServer}: the same connections, window, operations ({@link Workload}) and
- * checks as over RDMA, on one selector thread (the caller's). Each connection pipelines up to its window of requests;
- * the server answers in order, so answers are matched first in, first out.
+ * checks as over RDMA, on one selector thread (the caller's), which polls without blocking as the RDMA client's load
+ * thread does. Each connection pipelines up to its window of requests; the server answers in order, so answers are
+ * matched first in, first out.
  */
 final class TcpKvClient {
     private final LoadSpec spec;
@@ -29,7 +32,12 @@ final class TcpKvClient {
         this.expectations = expectations;
     }
 
-    static RunResult run(InetSocketAddress server, LoadSpec spec, Expectations expectations) throws IOException {
+    /**
+     * Runs one load on the calling thread, which polls the selector with {@code selectNow} and waits as {@code idle}
+     * (BUSY_SPIN or YIELD) says after an empty poll.
+     */
+    static RunResult run(InetSocketAddress server, LoadSpec spec, Expectations expectations, IdleStrategy idle)
+            throws IOException {
         List<SocketChannel> channels = new ArrayList<>();
         try (Selector selector = Selector.open()) {
             for (int i = 0; i < spec.connections(); i++) {
@@ -48,7 +56,7 @@ final class TcpKvClient {
                 stream.start();
                 stream.flush(stream.channel.keyFor(selector));
             }
-            client.loop(selector);
+            client.loop(selector, idle);
             return RunResult.of("TCP", client.control, streams.stream().map(s -> s.stats).toList());
         } finally {
             for (SocketChannel channel : channels) {
@@ -57,27 +65,32 @@ final class TcpKvClient {
         }
     }
 
-    private void loop(Selector selector) throws IOException {
+    /** Polls the selector until every slot has stopped or the drain deadline passed; {@code idle} after empty polls. */
+    private void loop(Selector selector, IdleStrategy idle) throws IOException {
         long deadline = control.drainDeadline();
+        Idler idler = new Idler(idle, null);
+        Consumer<SelectionKey> handler = TcpKvClient::handle;
         while (active > 0) {
             if (System.nanoTime() - deadline > 0) {
                 control.fail(active + " TCP operations still outstanding at the deadline");
                 return;
             }
-            selector.select(key -> {
-                Stream stream = (Stream) key.attachment();
-                try {
-                    if (key.isReadable()) {
-                        stream.read(key);
-                    }
-                    if (key.isValid()) {
-                        stream.flush(key);
-                    }
-                } catch (IOException e) {
-                    stream.broken("connection " + stream.number + ": " + e);
-                    key.cancel();
-                }
-            }, 100);
+            idler.idle(selector.selectNow(handler));
+        }
+    }
+
+    private static void handle(SelectionKey key) {
+        Stream stream = (Stream) key.attachment();
+        try {
+            if (key.isReadable()) {
+                stream.read(key);
+            }
+            if (key.isValid()) {
+                stream.flush(key);
+            }
+        } catch (IOException e) {
+            stream.broken("connection " + stream.number + ": " + e);
+            key.cancel();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.rdmafutures.samples.kv;
 
+import dev.rdmafutures.IdleStrategy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -15,12 +16,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The TCP twin of {@link RdmaKvServer}: the same {@link KvStore} and the same {@link Frames}, served by one selector
- * thread over non-blocking sockets. Every request is answered here: a GET with what a GET over RDMA checks (the
- * key's slot with its inline value, or its heap record), a PUT with an acknowledgement. Requests a client pipelines are answered in order, in as few writes as the socket allows.
+ * thread over non-blocking sockets, which waits for work as the RDMA server's poller does ({@link Idler}). Every
+ * request is answered here: a GET with what a GET over RDMA checks (the key's slot with its inline value, or its
+ * heap record), a PUT with an acknowledgement. Requests a client pipelines are answered in order, in as few writes as
+ * the socket allows.
  */
 final class TcpKvServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TcpKvServer.class);
     private static final int SPACE = 64 * 1024;
+    /** The longest a blocking select lasts before the loop looks at {@code running} again. */
+    private static final long MAX_BLOCK_MILLIS = 1000;
 
     private final KvStore store;
     private final int maxValue;
@@ -28,11 +33,13 @@ final class TcpKvServer implements AutoCloseable {
     private final Selector selector;
     private final ServerSocketChannel listener;
     private final Thread thread;
+    private final IdleStrategy idle;
     private volatile boolean running = true;
 
-    /** Serves {@code store} on {@code address}. */
-    TcpKvServer(InetSocketAddress address, KvStore store) throws IOException {
+    /** Serves {@code store} on {@code address}; the selector thread waits as {@code idle} says. */
+    TcpKvServer(InetSocketAddress address, KvStore store, IdleStrategy idle) throws IOException {
         this.store = store;
+        this.idle = idle;
         this.maxValue = store.layout().maxValue();
         this.getOp = store.layout().inline() ? Frames.SLOT : Frames.VALUE;
         this.selector = Selector.open();
@@ -49,22 +56,25 @@ final class TcpKvServer implements AutoCloseable {
 
     private void serve() {
         try {
+            Idler idler = new Idler(idle, () -> selector.select(this::handle, MAX_BLOCK_MILLIS));
             while (running) {
-                selector.select(key -> {
-                    try {
-                        if (key.isAcceptable()) {
-                            accept();
-                        } else {
-                            ((Peer) key.attachment()).handle(key);
-                        }
-                    } catch (IOException e) {
-                        LOG.debug("a KV client went away: {}", e.toString());
-                        close(key);
-                    }
-                });
+                idler.idle(selector.selectNow(this::handle));
             }
         } catch (IOException | UncheckedIOException e) {
             LOG.warn("the TCP KV server stopped: {}", e.toString());
+        }
+    }
+
+    private void handle(SelectionKey key) {
+        try {
+            if (key.isAcceptable()) {
+                accept();
+            } else {
+                ((Peer) key.attachment()).handle(key);
+            }
+        } catch (IOException e) {
+            LOG.debug("a KV client went away: {}", e.toString());
+            close(key);
         }
     }
 
