@@ -2,6 +2,7 @@ package dev.rdmafutures.samples.kv;
 
 import dev.rdmafutures.RdmaException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -16,10 +17,10 @@ import java.util.Locale;
  * and the value into the server's shared receive queue, acknowledged by a small Send. Each service has one client
  * thread, the load thread, which polls without blocking ({@code --client-idle}), and one server thread, which waits
  * as {@code --idle} says ({@link Waiting}); the header states both for each service. Prints throughput, latency
- * percentiles and round trips per GET of both and their ratios; every value read is checked, and a wrong one fails
- * the run (exit 1).
+ * percentiles and round trips per GET of each service and, when both ran ({@code --services}), their ratios; every
+ * value read is checked, and a wrong one fails the run (exit 1).
  *
- * <pre>bin/kv [--provider soft|verbs] [--connections 8] [--window 16] [--duration 10] ...   (bin/kv --help)</pre>
+ * <pre>bin/kv [--provider soft|verbs] [--services rdma,tcp] [--connections 8] [--window 16] ...   (bin/kv --help)</pre>
  */
 public final class KvBench {
     private KvBench() {
@@ -29,7 +30,7 @@ public final class KvBench {
         System.exit(run(args, System.out));
     }
 
-    /** Runs the benchmark; 0 when both services answered every operation correctly, 1 if not, 2 for bad usage. */
+    /** Runs the benchmark; 0 when every service run answered every operation correctly, 1 if not, 2 for bad usage. */
     static int run(String[] args, PrintStream out) throws Exception {
         if (Arrays.asList(args).contains("--help")) {
             out.println(KvOptions.USAGE);
@@ -49,10 +50,13 @@ public final class KvBench {
                 load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3,
                 options.options().isEmpty() ? "" : ", provider options " + options.options());
         out.println("  GET: " + KvLayout.forKeys(load.keys(), load.valueSize()).describe());
-        for (String service : List.of("RDMA", "TCP")) {
+        for (String service : options.services()) {
             out.printf("  %-5s %s%n", service + ":", options.waiting().describe(service));
         }
-        List<RunResult> results = List.of(rdma(options, out), tcp(options, out));
+        List<RunResult> results = new ArrayList<>();
+        for (String service : options.services()) {
+            results.add(service.equals("RDMA") ? rdma(options, out) : tcp(options, out));
+        }
         print(out, results);
         return results.stream().allMatch(RunResult::ok) ? 0 : 1;
     }
@@ -80,7 +84,7 @@ public final class KvBench {
         }
     }
 
-    /** The table of {@code results}, RDMA's and TCP's, with their ratios. */
+    /** The table of {@code results}, with the RDMA/TCP ratios when both services ran. */
     static void print(PrintStream out, List<RunResult> results) {
         out.println("service       ops/s   p50 us   p99 us p99.9 us       GETs  trips/GET       PUTs  torn reads");
         for (RunResult r : results) {
@@ -88,11 +92,13 @@ public final class KvBench {
                     r.throughput(), r.micros(50), r.micros(99), r.micros(99.9), r.gets(), r.tripsPerGet(), r.puts(),
                     r.tornReads());
         }
-        RunResult rdma = results.get(0);
-        RunResult tcp = results.get(1);
-        out.printf(Locale.ROOT, "RDMA/TCP %9.2fx %7.2fx %7.2fx %7.2fx   (throughput: higher is better; latency: "
-                        + "lower)%n", rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),
-                rdma.micros(99) / tcp.micros(99), rdma.micros(99.9) / tcp.micros(99.9));
+        if (results.size() == 2) {
+            RunResult rdma = results.get(0);
+            RunResult tcp = results.get(1);
+            out.printf(Locale.ROOT, "RDMA/TCP %9.2fx %7.2fx %7.2fx %7.2fx   (throughput: higher is better; latency: "
+                            + "lower)%n", rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),
+                    rdma.micros(99) / tcp.micros(99), rdma.micros(99.9) / tcp.micros(99.9));
+        }
         for (RunResult r : results) {
             out.println(r.ok() ? r.service() + ": every value read was checked: OK"
                     : r.service() + ": FAILED: " + r.failure());

@@ -5,9 +5,12 @@ import dev.rdmafutures.RdmaRuntime;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * {@code bin/kv}'s command line.
@@ -15,18 +18,19 @@ import java.util.Map;
  * @param provider the RDMA provider, {@code soft} or {@code verbs}
  * @param device   the verbs device, or null for the provider's choice
  * @param waiting  how the client and server threads of both services wait when idle
+ * @param services the services to run, {@code RDMA} and/or {@code TCP}, in that order
  * @param options  provider options ({@link RdmaRuntime.Builder#providerOption}), e.g. {@code soft.crc=false}
  * @param address  where both servers listen
  * @param load     the load: connections, window, keys, value size, GET share, warm-up, duration
  */
-record KvOptions(String provider, String device, Waiting waiting, Map<String, String> options, InetAddress address,
-                 LoadSpec load) {
+record KvOptions(String provider, String device, Waiting waiting, List<String> services, Map<String, String> options,
+                 InetAddress address, LoadSpec load) {
     static final String USAGE = String.join("\n",
-            "usage: bin/kv [--provider soft|verbs] [--device NAME] [--address IP]",
+            "usage: bin/kv [--provider soft|verbs] [--device NAME] [--address IP] [--services rdma,tcp]",
             "              [--connections N] [--window W] [--duration SECONDS] [--warmup SECONDS]",
             "              [--value-size BYTES] [--keys N] [--get-ratio R] [--idle BACKOFF|BLOCKING|YIELD|BUSY_SPIN]",
             "              [--client-idle YIELD|BUSY_SPIN] [--provider-option KEY=VALUE ...]",
-            "defaults: --provider soft --address 127.0.0.1 --connections 8 --window 16",
+            "defaults: --provider soft --address 127.0.0.1 --services rdma,tcp --connections 8 --window 16",
             "          --duration 10 --warmup 2 --value-size 128 --keys 10000 --get-ratio 0.9",
             "          --idle BACKOFF: the server thread of both services (RDMA: the server runtime's poller; TCP: its",
             "            selector loop, selectNow and spin/yield, blocking in select for BACKOFF and BLOCKING)",
@@ -39,6 +43,7 @@ record KvOptions(String provider, String device, Waiting waiting, Map<String, St
         String device = null;
         IdleStrategy idle = IdleStrategy.BACKOFF;
         IdleStrategy clientIdle = IdleStrategy.YIELD;
+        List<String> services = List.of("RDMA", "TCP");
         Map<String, String> options = new LinkedHashMap<>();
         String address = "127.0.0.1";
         int connections = 8;
@@ -60,6 +65,7 @@ record KvOptions(String provider, String device, Waiting waiting, Map<String, St
                     case "--device" -> device = value;
                     case "--idle" -> idle = idle(option, value, List.of(IdleStrategy.values()));
                     case "--client-idle" -> clientIdle = idle(option, value, Waiting.CLIENT_CHOICES);
+                    case "--services" -> services = services(value);
                     case "--provider-option" -> {
                         int equals = value.indexOf('=');
                         if (equals < 1) {
@@ -85,7 +91,7 @@ record KvOptions(String provider, String device, Waiting waiting, Map<String, St
             throw new IllegalArgumentException("--duration must be 0..3600 s and positive, --warmup 0..3600 s");
         }
         try {
-            return new KvOptions(provider, device, new Waiting(clientIdle, idle), Map.copyOf(options),
+            return new KvOptions(provider, device, new Waiting(clientIdle, idle), services, Map.copyOf(options),
                     InetAddress.getByName(address), LoadSpec.timed(connections, window, keys, valueSize, getRatio,
                             seconds(warmup), seconds(duration)));
         } catch (UnknownHostException e) {
@@ -103,6 +109,14 @@ record KvOptions(String provider, String device, Waiting waiting, Map<String, St
     private static IdleStrategy idle(String option, String name, List<IdleStrategy> choices) {
         return choices.stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow(
                 () -> new IllegalArgumentException(option + " must be one of " + choices));
+    }
+
+    private static List<String> services(String list) {
+        List<String> names = Arrays.stream(list.split(",")).map(s -> s.trim().toUpperCase(Locale.ROOT)).toList();
+        if (names.isEmpty() || !List.of("RDMA", "TCP").containsAll(names)) {
+            throw new IllegalArgumentException("--services takes rdma, tcp or both (rdma,tcp), not " + list);
+        }
+        return Stream.of("RDMA", "TCP").filter(names::contains).toList();
     }
 
     private static Duration seconds(double seconds) {

@@ -108,6 +108,19 @@ class KvServiceTest {
                 StandardCharsets.UTF_8))).isEqualTo(2);
     }
 
+    @Test
+    void oneServiceRunsAloneWithoutARatio() throws Exception {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        int status = KvBench.run(new String[] {"--services", "tcp", "--connections", "1", "--window", "2",
+            "--duration", "0.2", "--warmup", "0", "--keys", "100", "--idle", "YIELD", "--client-idle",
+            "BUSY_SPIN"}, new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        String out = buffer.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(out).isZero();
+        assertThat(out).contains("TCP:  client: the load thread polls its selector (selectNow), idle BUSY_SPIN; "
+                + "server: one selector thread, idle YIELD").contains("TCP: every value read was checked: OK")
+                .doesNotContain("RDMA:").doesNotContain("RDMA/TCP");
+    }
+
     private static KvService service(String kind, LoadSpec spec) throws Exception {
         KvStore store = KvStore.preloaded(spec.keys(), spec.valueSize());
         return kind.equals("RDMA")
