@@ -13,12 +13,6 @@ import java.util.zip.CRC32C;
 final class IndexSlot {
     /** The size of a slot's header; an inline value follows it. */
     static final int HEADER_BYTES = 32;
-    /** {@link #state}: never used. */
-    static final int EMPTY = 0;
-    /** {@link #state}: a complete, checksummed slot. */
-    static final int VALID = 1;
-    /** {@link #state}: neither empty nor consistent: read while being written. */
-    static final int TORN = 2;
     /** {@link #find}: an empty slot came before the key's: the key is absent. */
     static final int MISSING = -1;
     /** {@link #find}: the key's slot was read while being written: read it again. */
@@ -71,11 +65,6 @@ final class IndexSlot {
         }
         return version(slots, at) != 0
                 && checksum(slots, at, inlineBytes > 0 ? length : 0, crc) == slots.getInt(at + SLOT_CRC);
-    }
-
-    /** {@link #EMPTY}, {@link #VALID} or {@link #TORN}. */
-    static int state(ByteBuffer slots, int at, int inlineBytes, CRC32C crc) {
-        return valid(slots, at, inlineBytes, crc) ? VALID : isEmpty(slots, at) ? EMPTY : TORN;
     }
 
     /**

@@ -45,16 +45,18 @@ class KvFormatTest {
 
     @Test
     void aSlotReadsBackAndAnEmptySlotIsAllZeros() {
+        KvLayout layout = heapStore.layout();
         ByteBuffer b = ByteBuffer.allocate(2 * IndexSlot.HEADER_BYTES);
-        assertThat(IndexSlot.state(b, IndexSlot.HEADER_BYTES, 0, crc)).isEqualTo(IndexSlot.EMPTY);
+        assertThat(IndexSlot.find(b, IndexSlot.HEADER_BYTES, 1, layout, -7, crc)).isEqualTo(IndexSlot.MISSING);
         IndexSlot.write(b, IndexSlot.HEADER_BYTES, -7, 3, 4096, 99, 0x1234abcd, crc);
-        assertThat(IndexSlot.state(b, IndexSlot.HEADER_BYTES, 0, crc)).isEqualTo(IndexSlot.VALID);
+        assertThat(IndexSlot.valid(b, IndexSlot.HEADER_BYTES, 0, crc)).isTrue();
+        assertThat(IndexSlot.find(b, IndexSlot.HEADER_BYTES, 1, layout, -7, crc)).isEqualTo(IndexSlot.HEADER_BYTES);
         assertThat(IndexSlot.key(b, IndexSlot.HEADER_BYTES)).isEqualTo(-7);
         assertThat(IndexSlot.version(b, IndexSlot.HEADER_BYTES)).isEqualTo(3);
         assertThat(IndexSlot.offset(b, IndexSlot.HEADER_BYTES)).isEqualTo(4096);
         assertThat(IndexSlot.length(b, IndexSlot.HEADER_BYTES)).isEqualTo(99);
         assertThat(IndexSlot.recordCrc(b, IndexSlot.HEADER_BYTES)).isEqualTo(0x1234abcd);
-        assertThat(IndexSlot.state(b, 0, 0, crc)).isEqualTo(IndexSlot.EMPTY);
+        assertThat(IndexSlot.find(b, 0, 2, layout, -7, crc)).as("the first slot is empty").isEqualTo(IndexSlot.MISSING);
     }
 
     @Test
@@ -70,13 +72,12 @@ class KvFormatTest {
                 if (Arrays.equals(mixed, pair[0]) || Arrays.equals(mixed, pair[1])) {
                     continue; // the images agree beyond the split: nothing was torn
                 }
-                assertThat(IndexSlot.state(ByteBuffer.wrap(mixed), 0, 0, crc)).as("split at %d", split)
-                        .isEqualTo(IndexSlot.TORN);
+                assertThat(IndexSlot.valid(ByteBuffer.wrap(mixed), 0, 0, crc)).as("split at %d", split).isFalse();
             }
         }
         byte[] flipped = first.clone();
         flipped[13] ^= 4;
-        assertThat(IndexSlot.state(ByteBuffer.wrap(flipped), 0, 0, crc)).isEqualTo(IndexSlot.TORN);
+        assertThat(IndexSlot.valid(ByteBuffer.wrap(flipped), 0, 0, crc)).isFalse();
     }
 
     @Test
@@ -269,8 +270,7 @@ class KvFormatTest {
         KvLayout layout = s.layout();
         for (int i = 0, at = layout.home(key); i < layout.capacity(); i++, at = (at + 1) % layout.capacity()) {
             int slot = at * layout.slotBytes();
-            if (IndexSlot.state(s.index(), slot, layout.inlineBytes(), crc) == IndexSlot.VALID
-                    && IndexSlot.key(s.index(), slot) == key) {
+            if (IndexSlot.valid(s.index(), slot, layout.inlineBytes(), crc) && IndexSlot.key(s.index(), slot) == key) {
                 return slot;
             }
         }
