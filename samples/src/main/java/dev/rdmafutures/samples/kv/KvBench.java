@@ -51,7 +51,8 @@ public final class KvBench {
                 options.options().isEmpty() ? "" : ", provider options " + options.options());
         out.println("  GET: " + KvLayout.forKeys(load.keys(), load.valueSize()).describe());
         for (String service : options.services()) {
-            out.printf("  %-5s %s%n", service + ":", options.waiting().describe(service));
+            out.printf("  %-5s client thread: %s%n        server thread: %s%n", service + ":",
+                    options.waiting().describeClient(service), options.waiting().describeServer(service));
         }
         List<RunResult> results = new ArrayList<>();
         for (String service : options.services()) {

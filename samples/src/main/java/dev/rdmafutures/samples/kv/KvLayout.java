@@ -96,11 +96,10 @@ record KvLayout(int capacity, int maxValue) {
     /** What a GET costs in this layout, for the benchmark's header. */
     String describe() {
         return inline()
-                ? String.format("values inline in %d-B index slots (up to %d B): a GET is one READ of %d slots "
-                        + "over RDMA, one request over TCP", slotBytes(), INLINE_MAX, NEIGHBOURHOOD)
-                : String.format("values above %d B live in a heap beside %d-B index slots: a GET is a READ of %d "
-                        + "slots and one of the record over RDMA, one request over TCP", INLINE_MAX, slotBytes(),
-                        NEIGHBOURHOOD);
+                ? String.format("values inline in %d-B index slots (up to %d B): one READ of %d slots over RDMA, "
+                        + "one request over TCP", slotBytes(), INLINE_MAX, NEIGHBOURHOOD)
+                : String.format("values over %d B in a heap, %d-B index slots: a READ of %d slots and one of the "
+                        + "record over RDMA, one request over TCP", INLINE_MAX, slotBytes(), NEIGHBOURHOOD);
     }
 
     private static int slotBytes(int maxValue) {

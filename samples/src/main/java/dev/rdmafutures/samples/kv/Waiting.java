@@ -22,12 +22,15 @@ record Waiting(IdleStrategy client, IdleStrategy server) {
         }
     }
 
-    /** Each side's thread and strategy in {@code service}, {@code RDMA} or {@code TCP}, for the benchmark's header. */
-    String describe(String service) {
-        return service.equals("RDMA")
-                ? "client: the load thread polls its application-driven runtime, idle " + client
-                        + "; server: one runtime poller thread, idle " + server
-                : "client: the load thread polls its selector (selectNow), idle " + client
-                        + "; server: one selector thread, idle " + server;
+    /** The client thread of {@code service} ({@code RDMA} or {@code TCP}) and its strategy, for the header. */
+    String describeClient(String service) {
+        return (service.equals("RDMA") ? "the load thread, polling its application-driven runtime"
+                : "the load thread, polling its selector with selectNow") + " (idle " + client + ")";
+    }
+
+    /** The server thread of {@code service} ({@code RDMA} or {@code TCP}) and its strategy, for the header. */
+    String describeServer(String service) {
+        return (service.equals("RDMA") ? "the server runtime's one poller" : "one selector loop") + " (idle " + server
+                + ")";
     }
 }

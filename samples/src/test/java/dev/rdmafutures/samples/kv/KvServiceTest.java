@@ -99,11 +99,11 @@ class KvServiceTest {
         assertThat(status).as(out).isZero();
         assertThat(out).contains("RDMA: soft/").contains("RDMA/TCP").contains("RDMA: every value read was checked: OK")
                 .contains("TCP: every value read was checked: OK")
-                .contains("GET: values inline in 72-B index slots (up to 1024 B): a GET is one READ of 8 slots")
-                .contains("RDMA: client: the load thread polls its application-driven runtime, idle YIELD; server: "
-                        + "one runtime poller thread, idle BACKOFF")
-                .contains("TCP:  client: the load thread polls its selector (selectNow), idle YIELD; server: one "
-                        + "selector thread, idle BACKOFF");
+                .contains("GET: values inline in 72-B index slots (up to 1024 B): one READ of 8 slots over RDMA")
+                .contains("RDMA: client thread: the load thread, polling its application-driven runtime (idle YIELD)\n"
+                        + "        server thread: the server runtime's one poller (idle BACKOFF)")
+                .contains("TCP:  client thread: the load thread, polling its selector with selectNow (idle YIELD)\n"
+                        + "        server thread: one selector loop (idle BACKOFF)");
         assertThat(KvBench.run(new String[] {"--window", "0"}, new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8))).isEqualTo(2);
     }
@@ -116,8 +116,9 @@ class KvServiceTest {
             "BUSY_SPIN"}, new PrintStream(buffer, true, StandardCharsets.UTF_8));
         String out = buffer.toString(StandardCharsets.UTF_8);
         assertThat(status).as(out).isZero();
-        assertThat(out).contains("TCP:  client: the load thread polls its selector (selectNow), idle BUSY_SPIN; "
-                + "server: one selector thread, idle YIELD").contains("TCP: every value read was checked: OK")
+        assertThat(out).contains("TCP:  client thread: the load thread, polling its selector with selectNow (idle "
+                + "BUSY_SPIN)\n        server thread: one selector loop (idle YIELD)")
+                .contains("TCP: every value read was checked: OK")
                 .doesNotContain("RDMA:").doesNotContain("RDMA/TCP");
     }
 
