@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param capacity index slots
  * @param maxValue the largest value in bytes
  * @param index    the index region
- * @param heap     the value heap region
+ * @param heap     the value heap region; empty (length 0) when values are inline in the index
  */
 record Bootstrap(int capacity, int maxValue, RemoteBuffer index, RemoteBuffer heap) {
     static final int BYTES = 8 + 2 * RemoteBuffer.ENCODED_LENGTH + 4;

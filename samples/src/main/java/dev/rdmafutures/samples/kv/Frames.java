@@ -7,7 +7,8 @@ import java.nio.ByteBuffer;
  * request id (4), key (8), value length (4), CRC-32C of the value (4), followed by the value for a PUT. A response
  * is a {@value #RESPONSE_BYTES}-byte header, op (4), request id (4), status (4), length of what follows (4), version
  * (8): a PUT's acknowledgement carries the version it created, a GET's reply (TCP only; over RDMA the client reads
- * the record itself) the {@link ValueRecord} as stored.
+ * it itself) what a GET over RDMA checks: the key's {@link IndexSlot} with its inline value ({@link #SLOT}), or its
+ * {@link ValueRecord} from the heap ({@link #VALUE}).
  */
 final class Frames {
     static final int REQUEST_BYTES = 24;
@@ -17,6 +18,7 @@ final class Frames {
     static final int PUT = 2;
     static final int ACK = 3;
     static final int VALUE = 4;
+    static final int SLOT = 5;
 
     static final int OK = 0;
     static final int NOT_FOUND = 1;

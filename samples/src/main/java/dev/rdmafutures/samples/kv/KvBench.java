@@ -2,18 +2,25 @@ package dev.rdmafutures.samples.kv;
 
 import dev.rdmafutures.RdmaException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * A remote-memory key-value service of the kind RDMA papers build (Pilaf, FaRM), loaded over RDMA and, in the same
- * run, over plain TCP with the same framing. GET is one-sided: READ the index slot, then one scatter-gather READ of
- * the record into a header and a payload buffer, self-verified by checksums and retried when torn; the server's CPU
- * takes no part. PUT is two-sided: a Send gathered from a header and the value into the server's shared receive
- * queue, acknowledged by a small Send. Prints throughput and latency percentiles of both and their ratios; every
+ * run, over plain TCP with the same framing and the same table ({@link KvStore}). GET is one-sided: values of up to
+ * {@value KvLayout#INLINE_MAX} bytes live inline in their index slots, so one READ of the key's neighbourhood
+ * answers it; larger ones take a second, scatter-gather READ of the record into a header and a payload buffer. What
+ * is read is self-verified by checksums and read again when torn; the server's CPU takes no part. The TCP twin
+ * answers a GET with the same slot or record, checked the same way. PUT is two-sided: a Send gathered from a header
+ * and the value into the server's shared receive queue, acknowledged by a small Send. Each service has one client
+ * thread, the load thread, which polls without blocking ({@code --client-idle}), and one server thread, which waits
+ * as {@code --idle} says ({@link Waiting}); the header states both for each service. Prints throughput, latency
+ * percentiles and round trips per GET of each service and, when both ran ({@code --services}), their ratios; every
  * value read is checked, and a wrong one fails the run (exit 1).
  *
- * <pre>bin/kv [--provider soft|verbs] [--connections 8] [--window 16] [--duration 10] ...   (bin/kv --help)</pre>
+ * <pre>bin/kv [--provider soft|verbs] [--services rdma,tcp] [--connections 8] [--window 16] ...   (bin/kv --help)</pre>
  */
 public final class KvBench {
     private KvBench() {
@@ -23,7 +30,7 @@ public final class KvBench {
         System.exit(run(args, System.out));
     }
 
-    /** Runs the benchmark; 0 when both services answered every operation correctly, 1 if not, 2 for bad usage. */
+    /** Runs the benchmark; 0 when every service run answered every operation correctly, 1 if not, 2 for bad usage. */
     static int run(String[] args, PrintStream out) throws Exception {
         if (Arrays.asList(args).contains("--help")) {
             out.println(KvOptions.USAGE);
@@ -38,37 +45,62 @@ public final class KvBench {
         }
         LoadSpec load = options.load();
         out.printf(Locale.ROOT, "KV service on %s: %d connections x window %d, %d keys of %d B, %.0f%% GET, "
-                        + "warm-up %.1f s, measured %.1f s, server poller %s%s%n", options.address().getHostAddress(),
+                        + "warm-up %.1f s, measured %.1f s%s%n", options.address().getHostAddress(),
                 load.connections(), load.window(), load.keys(), load.valueSize(), load.getRatio() * 100,
-                load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3, options.idle(),
+                load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3,
                 options.options().isEmpty() ? "" : ", provider options " + options.options());
-        RunResult rdma;
-        try (KvService service = KvService.rdma(options::runtime, options.address(), load.keys(),
-                load.valueSize(), load.connections() * load.window())) {
-            rdma = service.run(load, new Expectations(load.keys()));
-            out.println("  RDMA: " + service.details());
-        } catch (RdmaException e) { // e.g. a provider without shared receive queues: say so, and still run TCP
-            rdma = RunResult.failed("RDMA", "the service could not run: " + e.getMessage());
+        out.println("  GET: " + KvLayout.forKeys(load.keys(), load.valueSize()).describe());
+        for (String service : options.services()) {
+            out.printf("  %-5s client thread: %s%n        server thread: %s%n", service + ":",
+                    options.waiting().describeClient(service), options.waiting().describeServer(service));
         }
-        RunResult tcp;
-        try (KvService service = KvService.tcp(options.address(), load.keys(), load.valueSize())) {
-            tcp = service.run(load, new Expectations(load.keys()));
-            out.println("  TCP:  " + service.details());
+        List<RunResult> results = new ArrayList<>();
+        for (String service : options.services()) {
+            results.add(service.equals("RDMA") ? rdma(options, out) : tcp(options, out));
         }
-        print(out, rdma, tcp);
-        return rdma.ok() && tcp.ok() ? 0 : 1;
+        print(out, results);
+        return results.stream().allMatch(RunResult::ok) ? 0 : 1;
     }
 
-    static void print(PrintStream out, RunResult rdma, RunResult tcp) {
-        out.println("service       ops/s   p50 us   p99 us p99.9 us       GETs       PUTs  torn reads");
-        for (RunResult r : new RunResult[] {rdma, tcp}) {
-            out.printf(Locale.ROOT, "%-8s %10.0f %8.1f %8.1f %8.1f %10d %10d %11d%n", r.service(), r.throughput(),
-                    r.micros(50), r.micros(99), r.micros(99.9), r.gets(), r.puts(), r.tornReads());
+    private static RunResult rdma(KvOptions options, PrintStream out) throws Exception {
+        LoadSpec load = options.load();
+        try (KvService service = KvService.rdma(options::runtime, options.address(),
+                KvStore.preloaded(load.keys(), load.valueSize()), load.connections() * load.window(),
+                options.waiting())) {
+            RunResult result = service.run(load, new Expectations(load.keys()));
+            out.println("  RDMA: " + service.details());
+            return result;
+        } catch (RdmaException e) { // e.g. a provider without shared receive queues: say so, and still run TCP
+            return RunResult.failed("RDMA", "the service could not run: " + e.getMessage());
         }
-        out.printf(Locale.ROOT, "RDMA/TCP %9.2fx %7.2fx %7.2fx %7.2fx   (throughput: higher is better; latency: "
-                        + "lower)%n", rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),
-                rdma.micros(99) / tcp.micros(99), rdma.micros(99.9) / tcp.micros(99.9));
-        for (RunResult r : new RunResult[] {rdma, tcp}) {
+    }
+
+    private static RunResult tcp(KvOptions options, PrintStream out) throws Exception {
+        LoadSpec load = options.load();
+        try (KvService service = KvService.tcp(options.address(), KvStore.preloaded(load.keys(), load.valueSize()),
+                options.waiting())) {
+            RunResult result = service.run(load, new Expectations(load.keys()));
+            out.println("  TCP:  " + service.details());
+            return result;
+        }
+    }
+
+    /** The table of {@code results}, with the RDMA/TCP ratios when both services ran. */
+    static void print(PrintStream out, List<RunResult> results) {
+        out.println("service       ops/s   p50 us   p99 us p99.9 us       GETs  trips/GET       PUTs  torn reads");
+        for (RunResult r : results) {
+            out.printf(Locale.ROOT, "%-8s %10.0f %8.1f %8.1f %8.1f %10d %10.3f %10d %11d%n", r.service(),
+                    r.throughput(), r.micros(50), r.micros(99), r.micros(99.9), r.gets(), r.tripsPerGet(), r.puts(),
+                    r.tornReads());
+        }
+        if (results.size() == 2) {
+            RunResult rdma = results.get(0);
+            RunResult tcp = results.get(1);
+            out.printf(Locale.ROOT, "RDMA/TCP %9.2fx %7.2fx %7.2fx %7.2fx   (throughput: higher is better; latency: "
+                            + "lower)%n", rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),
+                    rdma.micros(99) / tcp.micros(99), rdma.micros(99.9) / tcp.micros(99.9));
+        }
+        for (RunResult r : results) {
             out.println(r.ok() ? r.service() + ": every value read was checked: OK"
                     : r.service() + ": FAILED: " + r.failure());
         }

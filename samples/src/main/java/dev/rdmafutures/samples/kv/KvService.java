@@ -22,17 +22,18 @@ interface KvService extends AutoCloseable {
     String details();
 
     /**
-     * The RDMA service: a server runtime and a client runtime from {@code runtimes} (provider, device, idle
-     * strategy), the server on {@code address} with {@code keys} keys of at most {@code valueSize} bytes and a
-     * shared receive queue of {@code queueDepth} receives. The client runtime is application-driven and owned by
-     * the calling thread, which must be the one that runs the loads.
+     * The RDMA service: a server runtime and a client runtime from {@code runtimes} (provider, device), the server
+     * on {@code address} serving {@code store} with a shared receive queue of {@code queueDepth} receives, its one
+     * poller thread waiting as {@code waiting} says. The client runtime is application-driven and owned by the
+     * calling thread, which must be the one that runs the loads.
      */
-    static KvService rdma(Supplier<RdmaRuntime.Builder> runtimes, InetAddress address, int keys, int valueSize,
-                          int queueDepth) {
-        RdmaRuntime serverRuntime = runtimes.get().threadNamePrefix("kv-server").build();
+    static KvService rdma(Supplier<RdmaRuntime.Builder> runtimes, InetAddress address, KvStore store,
+                          int queueDepth, Waiting waiting) {
+        RdmaRuntime serverRuntime = runtimes.get().pollerThreads(1).idleStrategy(waiting.server())
+                .threadNamePrefix("kv-server").build();
         RdmaKvServer server;
         try {
-            server = new RdmaKvServer(serverRuntime, new InetSocketAddress(address, 0), keys, valueSize, queueDepth);
+            server = new RdmaKvServer(serverRuntime, new InetSocketAddress(address, 0), store, queueDepth);
         } catch (RuntimeException e) {
             serverRuntime.close();
             throw e;
@@ -52,7 +53,7 @@ interface KvService extends AutoCloseable {
 
             @Override
             public RunResult run(LoadSpec spec, Expectations expectations) throws Exception {
-                return RdmaKvClient.run(client, server.address(), spec, expectations);
+                return RdmaKvClient.run(client, server.address(), spec, expectations, waiting.client());
             }
 
             @Override
@@ -70,9 +71,12 @@ interface KvService extends AutoCloseable {
         };
     }
 
-    /** The TCP twin on {@code address}, with the same keys and values. */
-    static KvService tcp(InetAddress address, int keys, int valueSize) throws IOException {
-        TcpKvServer server = new TcpKvServer(new InetSocketAddress(address, 0), keys, valueSize);
+    /**
+     * The TCP twin on {@code address}, serving {@code store}; its client and server threads wait as {@code waiting}
+     * says.
+     */
+    static KvService tcp(InetAddress address, KvStore store, Waiting waiting) throws IOException {
+        TcpKvServer server = new TcpKvServer(new InetSocketAddress(address, 0), store, waiting.server());
         return new KvService() {
             @Override
             public String name() {
@@ -81,12 +85,12 @@ interface KvService extends AutoCloseable {
 
             @Override
             public RunResult run(LoadSpec spec, Expectations expectations) throws Exception {
-                return TcpKvClient.run(server.address(), spec, expectations);
+                return TcpKvClient.run(server.address(), spec, expectations, waiting.client());
             }
 
             @Override
             public String details() {
-                return "Java NIO, one selector thread per side";
+                return "Java NIO, non-blocking sockets with TCP_NODELAY";
             }
 
             @Override

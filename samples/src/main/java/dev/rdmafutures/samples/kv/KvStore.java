@@ -4,53 +4,62 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * The server's table: an index and a heap laid out as {@link KvLayout} says, in buffers the caller provides (the
- * registered regions of the RDMA server, plain direct buffers for the TCP twin). Writers are serialised by this
- * object's monitor; RDMA readers take no lock and detect torn reads themselves: a PUT writes the new record into
- * the key's spare extent, then rewrites the slot.
+ * The server's table: an index and, for values too large to live inline, a heap, laid out as {@link KvLayout} says
+ * in direct buffers of its own (the RDMA server registers them, the TCP twin serves them as they are). Writers are
+ * serialised by this object's monitor; RDMA readers take no lock and detect torn reads themselves.
  */
 final class KvStore {
+    private final KvLayout layout;
     private final ByteBuffer index;
     private final ByteBuffer heap;
-    private final int capacity;
     private final int maxKeys;
-    private final int maxValue;
-    private final int extent;
     private final CRC32C crc = new CRC32C();
     private int keys;
 
-    KvStore(ByteBuffer index, ByteBuffer heap, int maxKeys, int maxValue) {
-        if (maxValue < ValueContent.MIN_LENGTH) {
-            throw new IllegalArgumentException("values need at least " + ValueContent.MIN_LENGTH + " bytes");
-        }
-        this.capacity = KvLayout.capacity(maxKeys);
-        if (index.capacity() < KvLayout.indexBytes(maxKeys) || heap.capacity()
-                < KvLayout.heapBytes(maxKeys, maxValue)) {
-            throw new IllegalArgumentException("index or heap too small for " + maxKeys + " keys");
-        }
-        this.index = index;
-        this.heap = heap;
+    /** An empty table for at most {@code maxKeys} keys of at most {@code maxValue} bytes. */
+    KvStore(int maxKeys, int maxValue) {
+        this.layout = KvLayout.forKeys(maxKeys, maxValue);
+        this.index = ByteBuffer.allocateDirect(layout.indexBytes());
+        int heapBytes = layout.heapBytes(maxKeys);
+        this.heap = heapBytes == 0 ? null : ByteBuffer.allocateDirect(heapBytes);
         this.maxKeys = maxKeys;
-        this.maxValue = maxValue;
-        this.extent = KvLayout.extentBytes(maxValue);
     }
 
-    int capacity() {
-        return capacity;
+    /** A table holding keys 0..{@code keys - 1}, each a {@code valueSize}-byte value of its initial seed. */
+    static KvStore preloaded(int keys, int valueSize) {
+        KvStore store = new KvStore(keys, valueSize);
+        store.preload(keys, valueSize);
+        return store;
     }
 
-    int maxValue() {
-        return maxValue;
+    KvLayout layout() {
+        return layout;
+    }
+
+    /** The index, which RDMA clients READ. */
+    ByteBuffer index() {
+        return index;
+    }
+
+    /** The heap, which RDMA clients READ; null when values are inline. */
+    ByteBuffer heap() {
+        return heap;
+    }
+
+    /** The most {@link #get} copies: a slot or a record header and the largest value. */
+    int largestAnswer() {
+        return Math.max(IndexSlot.HEADER_BYTES, ValueRecord.HEADER_BYTES) + layout.maxValue();
     }
 
     /**
      * Stores {@code length} bytes of {@code value} from {@code at} under {@code key}. Returns the new version (from 1),
      * or the negated {@link Frames} status: {@link Frames#BAD_REQUEST} for a value longer than the maximum or whose
      * CRC-32C is not {@code valueCrc} (damaged on the way), {@link Frames#TABLE_FULL} for a new key beyond the
-     * table's keys.
+     * table's keys. An inline value rewrites its slot in place; a heap value goes to the key's spare extent first,
+     * then the slot points to it.
      */
     synchronized long put(long key, ByteBuffer value, int at, int length, int valueCrc) {
-        if (length < 0 || length > maxValue) {
+        if (length < 0 || length > layout.maxValue()) {
             return -Frames.BAD_REQUEST;
         }
         crc.reset();
@@ -59,20 +68,26 @@ final class KvStore {
             return -Frames.BAD_REQUEST;
         }
         int slot = find(key);
-        int record;
         long version;
+        int current; // the heap extent the slot points to, -1 for a new key
         if (slot >= 0) {
-            int current = IndexSlot.offset(index, slot);
-            int pair = current - current % (2 * extent);
-            record = current == pair ? pair + extent : pair;
             version = IndexSlot.version(index, slot) + 1;
+            current = IndexSlot.offset(index, slot);
         } else if (keys == maxKeys) {
             return -Frames.TABLE_FULL;
         } else {
             slot = -slot - 1;
-            record = keys++ * 2 * extent;
             version = 1;
+            current = -1;
+            keys++;
         }
+        if (layout.inline()) {
+            IndexSlot.writeInline(index, slot, key, version, value, at, length, crc);
+            return version;
+        }
+        int extent = layout.extentBytes();
+        int record = current < 0 ? (keys - 1) * 2 * extent // a new key takes the next pair of extents
+                : current % (2 * extent) == 0 ? current + extent : current - extent;
         int recordCrc = ValueRecord.write(heap, record, key, version, value, at, length, crc);
         IndexSlot.write(index, slot, key, version, record, length, recordCrc, crc);
         return version;
@@ -94,23 +109,28 @@ final class KvStore {
     }
 
     /**
-     * Copies {@code key}'s record (header and value) to {@code out} at {@code at}; returns its length, or -1 when the
-     * key is absent.
+     * Copies what a GET over RDMA checks to {@code out} at {@code at}: {@code key}'s slot with its inline value, or
+     * its heap record (header and value). Returns the bytes copied, or -1 when the key is absent.
      */
     synchronized int get(long key, ByteBuffer out, int at) {
         int slot = find(key);
         if (slot < 0) {
             return -1;
         }
-        int length = ValueRecord.HEADER_BYTES + IndexSlot.length(index, slot);
-        out.put(at, heap, IndexSlot.offset(index, slot), length);
-        return length;
+        int length = IndexSlot.length(index, slot);
+        if (layout.inline()) {
+            out.put(at, index, slot, IndexSlot.HEADER_BYTES + length);
+            return IndexSlot.HEADER_BYTES + length;
+        }
+        out.put(at, heap, IndexSlot.offset(index, slot), ValueRecord.HEADER_BYTES + length);
+        return ValueRecord.HEADER_BYTES + length;
     }
 
     /** The slot's byte offset holding {@code key}, or -(offset of the empty slot where it would go) - 1. */
     private int find(long key) {
-        for (int i = 0, s = KvLayout.home(key, capacity); i < capacity; i++, s = (s + 1) & (capacity - 1)) {
-            int at = s * IndexSlot.BYTES;
+        int capacity = layout.capacity();
+        for (int i = 0, s = layout.home(key); i < capacity; i++, s = (s + 1) & (capacity - 1)) {
+            int at = s * layout.slotBytes();
             if (IndexSlot.version(index, at) == 0) { // only this writer changes slots: never torn here
                 return -at - 1;
             }

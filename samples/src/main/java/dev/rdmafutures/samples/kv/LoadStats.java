@@ -5,8 +5,9 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One connection's counts, written by the one thread that completes its operations: latencies of the measured
- * operations, GETs and PUTs, reads repeated because they were torn, and a digest of every answer in order (a
- * deterministic run's digest is the same against any correct server).
+ * operations, GETs and PUTs, the round trips the measured GETs took (READs over RDMA, requests over TCP), reads
+ * repeated because they were torn, and a digest of every answer in order (a deterministic run's digest is the same
+ * against any correct server).
  */
 final class LoadStats {
     static final long MAX_LATENCY = TimeUnit.SECONDS.toNanos(60);
@@ -14,17 +15,22 @@ final class LoadStats {
     final Histogram latency = new Histogram(MAX_LATENCY, 3);
     long gets;
     long puts;
+    long getTrips;
     long tornReads;
     long digest;
     long lastEnd;
 
-    /** An operation ended; counted and timed if it falls into the measured interval. */
-    void record(boolean get, long begin, long end, RunControl control) {
+    /**
+     * An operation that took {@code trips} round trips ended; counted and timed if it falls into the measured
+     * interval.
+     */
+    void record(boolean get, int trips, long begin, long end, RunControl control) {
         lastEnd = end;
         if (control.measured(begin, end)) {
             latency.recordValue(Math.min(end - begin, MAX_LATENCY));
             if (get) {
                 gets++;
+                getTrips += trips;
             } else {
                 puts++;
             }

@@ -1,7 +1,9 @@
 package dev.rdmafutures.samples.kv;
 
+import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaRuntime;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,10 +25,11 @@ final class RdmaKvClient {
     /**
      * Runs one load on {@code runtime}, an application-driven runtime ({@code pollerThreads(0)}) owned by the calling
      * thread: this thread polls it, so every completion and the next post run here without a thread hand-off, as an
-     * RDMA client polls its completion queues.
+     * RDMA client polls its completion queues; a poll that found nothing is followed by {@code idle} (BUSY_SPIN or
+     * YIELD).
      */
-    static RunResult run(RdmaRuntime runtime, InetSocketAddress server, LoadSpec spec, Expectations expectations)
-            throws Exception {
+    static RunResult run(RdmaRuntime runtime, InetSocketAddress server, LoadSpec spec, Expectations expectations,
+                         IdleStrategy idle) throws Exception {
         List<CompletableFuture<RdmaConnection>> connecting = new ArrayList<>();
         for (int i = 0; i < spec.connections(); i++) {
             // A slot has one READ or Send outstanding at a time and each PUT one acknowledgement: depth = window.
@@ -51,7 +54,7 @@ final class RdmaKvClient {
                         expectations));
             }
             clients.forEach(RdmaKvConnection::start);
-            drive(runtime, clients, control);
+            drive(runtime, clients, control, new Idler(idle, null));
             return RunResult.of("RDMA", control, clients.stream().map(RdmaKvConnection::stats).toList());
         } finally {
             for (RdmaConnection c : connections) {
@@ -66,11 +69,9 @@ final class RdmaKvClient {
         }
     }
 
-    /**
-     * Polls until every connection's window has stopped, or the run's drain deadline. An idle poll yields the core:
-     * on a machine with few cores the server's poller may need it to answer.
-     */
-    private static void drive(RdmaRuntime runtime, List<RdmaKvConnection> clients, RunControl control) {
+    /** Polls until every connection's window has stopped, or the run's drain deadline. */
+    private static void drive(RdmaRuntime runtime, List<RdmaKvConnection> clients, RunControl control, Idler idler)
+            throws IOException {
         long deadline = control.drainDeadline();
         for (int i = 0; i < clients.size(); ) {
             if (clients.get(i).isIdle()) {
@@ -78,8 +79,8 @@ final class RdmaKvClient {
             } else if (System.nanoTime() - deadline > 0) {
                 control.fail("connection " + i + " still had operations outstanding at the deadline");
                 return;
-            } else if (runtime.poll() == 0) {
-                Thread.yield();
+            } else {
+                idler.idle(runtime.poll());
             }
         }
     }

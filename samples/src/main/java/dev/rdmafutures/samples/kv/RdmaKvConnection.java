@@ -16,9 +16,10 @@ import java.util.zip.CRC32C;
  * post and completion happens on the one thread that polls it ({@link RdmaKvClient}).
  *
  * <ul>
- *   <li>GET: READ a neighbourhood of index slots; on a valid slot with the key, one scatter-gather READ of the
- *       record into a header buffer and a payload buffer; check both against the slot. A torn slot is read again, a
- *       record that no longer matches its slot sends the GET back to the index.</li>
+ *   <li>GET: READ a neighbourhood of index slots and find the key's ({@link IndexSlot#find}). Inline values are
+ *       checked in the slot itself: one READ. Heap values take one scatter-gather READ of the record into a header
+ *       buffer and a payload buffer, checked against the slot. A torn slot is read again, a record that no longer
+ *       matches its slot sends the GET back to the index.</li>
  *   <li>PUT: one Send gathered from a request header and the value, into the server's shared receive queue; done
  *       when the Send completed and the acknowledgement arrived in one of the receives this connection keeps
  *       posted (in whichever order those two come).</li>
@@ -31,13 +32,13 @@ final class RdmaKvConnection implements CompletionCallback {
     private static final int VALUE = 1;
     private static final int SEND = 2;
     private static final int ACK = 3;
-    private static final int MAX_RETRIES = 10_000;
-    private static final int NEIGHBOURHOOD_BYTES = KvLayout.NEIGHBOURHOOD * IndexSlot.BYTES;
-    private static final int META_STRIDE = NEIGHBOURHOOD_BYTES + ValueRecord.HEADER_BYTES + Frames.REQUEST_BYTES;
+    /** READs a GET repeats on torn data before the run fails. */
+    static final int MAX_RETRIES = 10_000;
 
     private final RdmaConnection connection;
     private final int number;
     private final Bootstrap server;
+    private final KvLayout layout;
     private final int valueSize;
     private final RunControl control;
     private final Expectations expectations;
@@ -60,19 +61,23 @@ final class RdmaKvConnection implements CompletionCallback {
         this.valueSize = spec.valueSize();
         this.control = control;
         this.expectations = expectations;
+        this.layout = new KvLayout(server.capacity(), server.maxValue());
         int window = spec.window();
-        this.ackBase = window * META_STRIDE;
+        int neighbourhood = KvLayout.NEIGHBOURHOOD * layout.slotBytes();
+        int metaStride = neighbourhood + ValueRecord.HEADER_BYTES + Frames.REQUEST_BYTES;
+        this.ackBase = window * metaStride;
         // meta: per slot an index neighbourhood, a record header and a request header; then the ack receives.
-        // data: per slot a payload buffer (as large as the server's largest value) and the value of a PUT.
+        // data: per slot a payload buffer for heap values (as large as the server's largest) and a PUT's value.
         this.meta = runtime.register(ByteBuffer.allocateDirect(ackBase + window * Frames.RESPONSE_BYTES),
                 Access.LOCAL_WRITE);
-        int stride = server.maxValue() + valueSize;
+        int payload = layout.inline() ? 0 : server.maxValue();
+        int stride = payload + valueSize;
         this.data = runtime.register(ByteBuffer.allocateDirect(window * stride), Access.LOCAL_WRITE);
         this.metaView = meta.buffer();
         this.dataView = data.buffer();
         this.ops = new Op[window];
         for (int i = 0; i < window; i++) {
-            ops[i] = new Op(i, new Workload(spec, number, i), i * META_STRIDE, i * stride);
+            ops[i] = new Op(i, new Workload(spec, number, i), i * metaStride, neighbourhood, i * stride, payload);
         }
     }
 
@@ -200,6 +205,7 @@ final class RdmaKvConnection implements CompletionCallback {
         long seed;
         long minVersion;
         int retries;
+        int reads;
         int probe;
         int probed;
         int count;
@@ -209,14 +215,14 @@ final class RdmaKvConnection implements CompletionCallback {
         int pending;
         boolean sending;
 
-        Op(int number, Workload workload, int metaAt, int dataAt) {
+        Op(int number, Workload workload, int metaAt, int neighbourhood, int dataAt, int payload) {
             this.number = number;
             this.workload = workload;
             this.neighbourhoodAt = metaAt;
-            this.headerAt = metaAt + NEIGHBOURHOOD_BYTES;
+            this.headerAt = metaAt + neighbourhood;
             this.requestAt = headerAt + ValueRecord.HEADER_BYTES;
             this.payloadAt = dataAt;
-            this.valueAt = dataAt + server.maxValue();
+            this.valueAt = dataAt + payload;
         }
 
         void next() {
@@ -226,12 +232,13 @@ final class RdmaKvConnection implements CompletionCallback {
                 return;
             }
             retries = 0;
+            reads = 0;
             boolean get = workload.nextIsGet();
             key = workload.nextKey();
             try {
                 if (get) {
                     minVersion = expectations.acknowledgedVersion(key);
-                    probe = KvLayout.home(key, server.capacity());
+                    probe = layout.home(key);
                     probed = 0;
                     readIndex();
                 } else {
@@ -244,44 +251,47 @@ final class RdmaKvConnection implements CompletionCallback {
         }
 
         private void readIndex() {
-            count = Math.min(KvLayout.NEIGHBOURHOOD, server.capacity() - probe);
-            connection.read(meta, neighbourhoodAt, server.index(), (long) probe * IndexSlot.BYTES,
-                    count * IndexSlot.BYTES, RdmaKvConnection.this, context(INDEX));
+            count = Math.min(KvLayout.NEIGHBOURHOOD, layout.capacity() - probe);
+            reads++;
+            connection.read(meta, neighbourhoodAt, server.index(), (long) probe * layout.slotBytes(),
+                    count * layout.slotBytes(), RdmaKvConnection.this, context(INDEX));
         }
 
         void indexRead() {
-            for (int i = 0; i < count; i++) {
-                int at = neighbourhoodAt + i * IndexSlot.BYTES;
-                int state = IndexSlot.state(metaView, at, crc);
-                if (state == IndexSlot.TORN) {
+            int at = IndexSlot.find(metaView, neighbourhoodAt, count, layout, key, crc);
+            switch (at) {
+                case IndexSlot.REREAD -> {
                     if (retry()) {
                         readIndex();
                     }
-                    return;
                 }
-                if (state == IndexSlot.EMPTY) {
+                case IndexSlot.MISSING -> {
                     fail("GET of key " + key + " found no slot: the key is missing");
                     retire();
-                    return;
                 }
-                if (IndexSlot.key(metaView, at) == key) {
-                    readRecord(at);
-                    return;
+                case IndexSlot.FURTHER -> {
+                    probed += count;
+                    probe = (probe + count) & (layout.capacity() - 1);
+                    if (probed < layout.capacity()) {
+                        readIndex();
+                    } else {
+                        fail("GET of key " + key + " searched the whole index");
+                        retire();
+                    }
                 }
-            }
-            probed += count;
-            probe = (probe + count) & (server.capacity() - 1);
-            if (probed < server.capacity()) {
-                readIndex();
-            } else {
-                fail("GET of key " + key + " searched the whole index");
-                retire();
+                default -> {
+                    version = IndexSlot.version(metaView, at);
+                    length = IndexSlot.length(metaView, at);
+                    if (layout.inline()) {
+                        check(metaView, at + IndexSlot.HEADER_BYTES); // the slot's checksum covered the value
+                    } else {
+                        readRecord(at);
+                    }
+                }
             }
         }
 
         private void readRecord(int slotAt) {
-            version = IndexSlot.version(metaView, slotAt);
-            length = IndexSlot.length(metaView, slotAt);
             recordCrc = IndexSlot.recordCrc(metaView, slotAt);
             if (length < 0 || length > server.maxValue()) {
                 fail("key " + key + "'s slot has a valid checksum but a length of " + length);
@@ -289,6 +299,7 @@ final class RdmaKvConnection implements CompletionCallback {
                 return;
             }
             segments.clear().add(meta, headerAt, ValueRecord.HEADER_BYTES).add(data, payloadAt, length);
+            reads++;
             connection.read(segments, server.heap(), IndexSlot.offset(metaView, slotAt), RdmaKvConnection.this,
                     context(VALUE));
         }
@@ -297,13 +308,18 @@ final class RdmaKvConnection implements CompletionCallback {
             if (!ValueRecord.matches(metaView, headerAt, dataView, payloadAt, key, version, length, recordCrc,
                     crc)) {
                 if (retry()) { // overwritten or torn under the READ: the slot has moved on
-                    probe = KvLayout.home(key, server.capacity());
+                    probe = layout.home(key);
                     probed = 0;
                     readIndex();
                 }
                 return;
             }
-            long found = ValueContent.seedOf(dataView, payloadAt, length, key);
+            check(dataView, payloadAt);
+        }
+
+        /** Checks a value that passed its checksums against its content and the expectations; the GET ends. */
+        private void check(ByteBuffer value, int at) {
+            long found = ValueContent.seedOf(value, at, length, key);
             String problem = found == ValueContent.CORRUPT
                     ? "GET of key " + key + " version " + version + " passed its checksums but holds a wrong value"
                     : expectations.checkGet(key, version, found, minVersion);
@@ -313,7 +329,8 @@ final class RdmaKvConnection implements CompletionCallback {
                 return;
             }
             stats.answer(key, version, found);
-            finish(true);
+            stats.record(true, reads, begin, System.nanoTime(), control);
+            next();
         }
 
         private boolean retry() {
@@ -351,13 +368,9 @@ final class RdmaKvConnection implements CompletionCallback {
         /** The PUT's Send completed or its acknowledgement arrived; it is done after both. */
         void step() {
             if (--pending == 0) {
-                finish(false);
+                stats.record(false, 1, begin, System.nanoTime(), control);
+                next();
             }
-        }
-
-        private void finish(boolean get) {
-            stats.record(get, begin, System.nanoTime(), control);
-            next();
         }
 
         void retire() {

@@ -7,6 +7,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.SharedReceiveQueue;
@@ -23,19 +24,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The RDMA key-value server. Values live in a registered heap beside a registered index ({@link KvStore}); every
- * client reads both with one-sided READs, so GETs never reach this code. PUTs arrive as Sends into one
- * {@link SharedReceiveQueue} that all connections share: each receive scatters a request header and its value into
- * two buffers, the value is applied to the table, the receive is posted again at once, and a small Send
- * acknowledges it ({@link AckSender}). The queue's limit notification reports when it runs low.
+ * The RDMA key-value server. Values live in a registered index, or for large ones in a registered heap beside it
+ * ({@link KvStore}); every client reads them with one-sided READs, so GETs never reach this code. PUTs arrive as
+ * Sends into one {@link SharedReceiveQueue} that all connections share: each receive scatters a request header and
+ * its value into two buffers, the value is applied to the table, the receive is posted again at once, and a small
+ * Send acknowledges it ({@link AckSender}). The queue's limit notification reports when it runs low.
  */
 final class RdmaKvServer implements AutoCloseable, SharedReceiveCallback {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaKvServer.class);
 
     private final RdmaRuntime runtime;
     private final KvStore store;
-    private final MemoryRegion index;
-    private final MemoryRegion heap;
     private final SharedReceiveQueue queue;
     private final MemoryRegion headers;
     private final MemoryRegion values;
@@ -51,17 +50,16 @@ final class RdmaKvServer implements AutoCloseable, SharedReceiveCallback {
     private final int threshold;
 
     /**
-     * Preloads {@code keys} keys of {@code valueSize} bytes, creates a shared receive queue of {@code queueDepth}
-     * receives (capped to the adapter's maximum) and listens on {@code address}.
+     * Serves {@code store} (registered with {@code runtime} here), creates a shared receive queue of
+     * {@code queueDepth} receives (capped to the adapter's maximum) and listens on {@code address}.
      */
-    RdmaKvServer(RdmaRuntime runtime, InetSocketAddress address, int keys, int valueSize, int queueDepth) {
+    RdmaKvServer(RdmaRuntime runtime, InetSocketAddress address, KvStore store, int queueDepth) {
         this.runtime = runtime;
-        this.maxValue = valueSize;
-        this.index = runtime.register(ByteBuffer.allocateDirect(KvLayout.indexBytes(keys)), Access.REMOTE_READ);
-        this.heap = runtime.register(ByteBuffer.allocateDirect(KvLayout.heapBytes(keys, valueSize)),
-                Access.REMOTE_READ);
-        this.store = new KvStore(index.buffer(), heap.buffer(), keys, valueSize);
-        store.preload(keys, valueSize);
+        this.store = store;
+        this.maxValue = store.layout().maxValue();
+        RemoteBuffer index = runtime.register(store.index(), Access.REMOTE_READ).remote();
+        RemoteBuffer heap = store.heap() == null ? new RemoteBuffer(0, 0, 0)
+                : runtime.register(store.heap(), Access.REMOTE_READ).remote();
         int most = runtime.adapterInfo().maxSharedReceiveQueueDepth();
         if (most > 0 && most < queueDepth) {
             LOG.warn("the adapter's shared receive queues hold at most {} receives, fewer than the {} asked for",
@@ -71,19 +69,19 @@ final class RdmaKvServer implements AutoCloseable, SharedReceiveCallback {
         this.queue = runtime.sharedReceiveQueue(most > 0 ? Math.min(queueDepth, most) : queueDepth, 2);
         this.headers = runtime.register(ByteBuffer.allocateDirect(queue.depth() * Frames.REQUEST_BYTES),
                 Access.LOCAL_WRITE);
-        this.values = runtime.register(ByteBuffer.allocateDirect(queue.depth() * valueSize), Access.LOCAL_WRITE);
+        this.values = runtime.register(ByteBuffer.allocateDirect(queue.depth() * maxValue), Access.LOCAL_WRITE);
         this.headerView = headers.buffer();
         this.valueView = values.buffer();
         this.receives = new ScatterGatherList[queue.depth()];
         for (int i = 0; i < receives.length; i++) {
             receives[i] = new ScatterGatherList(2).add(headers, i * Frames.REQUEST_BYTES, Frames.REQUEST_BYTES)
-                    .add(values, i * valueSize, valueSize);
+                    .add(values, i * maxValue, maxValue);
             queue.receive(receives[i], this, i);
         }
         this.threshold = Math.max(1, queue.depth() / 4);
         armed.set(true);
         armLowWater();
-        this.bootstrap = new Bootstrap(store.capacity(), valueSize, index.remote(), heap.remote()).encode();
+        this.bootstrap = new Bootstrap(store.layout().capacity(), maxValue, index, heap).encode();
         this.listener = runtime.listen(address);
         listener.onRequest(this::answer);
     }

@@ -1,5 +1,6 @@
 package dev.rdmafutures.samples.kv;
 
+import dev.rdmafutures.IdleStrategy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -9,12 +10,14 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
  * The load generator against {@link TcpKvServer}: the same connections, window, operations ({@link Workload}) and
- * checks as over RDMA, on one selector thread (the caller's). Each connection pipelines up to its window of requests;
- * the server answers in order, so answers are matched first in, first out.
+ * checks as over RDMA, on one selector thread (the caller's), which polls without blocking as the RDMA client's load
+ * thread does. Each connection pipelines up to its window of requests; the server answers in order, so answers are
+ * matched first in, first out.
  */
 final class TcpKvClient {
     private final LoadSpec spec;
@@ -29,7 +32,12 @@ final class TcpKvClient {
         this.expectations = expectations;
     }
 
-    static RunResult run(InetSocketAddress server, LoadSpec spec, Expectations expectations) throws IOException {
+    /**
+     * Runs one load on the calling thread, which polls the selector with {@code selectNow} and waits as {@code idle}
+     * (BUSY_SPIN or YIELD) says after an empty poll.
+     */
+    static RunResult run(InetSocketAddress server, LoadSpec spec, Expectations expectations, IdleStrategy idle)
+            throws IOException {
         List<SocketChannel> channels = new ArrayList<>();
         try (Selector selector = Selector.open()) {
             for (int i = 0; i < spec.connections(); i++) {
@@ -48,7 +56,7 @@ final class TcpKvClient {
                 stream.start();
                 stream.flush(stream.channel.keyFor(selector));
             }
-            client.loop(selector);
+            client.loop(selector, idle);
             return RunResult.of("TCP", client.control, streams.stream().map(s -> s.stats).toList());
         } finally {
             for (SocketChannel channel : channels) {
@@ -57,27 +65,32 @@ final class TcpKvClient {
         }
     }
 
-    private void loop(Selector selector) throws IOException {
+    /** Polls the selector until every slot has stopped or the drain deadline passed; {@code idle} after empty polls. */
+    private void loop(Selector selector, IdleStrategy idle) throws IOException {
         long deadline = control.drainDeadline();
+        Idler idler = new Idler(idle, null);
+        Consumer<SelectionKey> handler = TcpKvClient::handle;
         while (active > 0) {
             if (System.nanoTime() - deadline > 0) {
                 control.fail(active + " TCP operations still outstanding at the deadline");
                 return;
             }
-            selector.select(key -> {
-                Stream stream = (Stream) key.attachment();
-                try {
-                    if (key.isReadable()) {
-                        stream.read(key);
-                    }
-                    if (key.isValid()) {
-                        stream.flush(key);
-                    }
-                } catch (IOException e) {
-                    stream.broken("connection " + stream.number + ": " + e);
-                    key.cancel();
-                }
-            }, 100);
+            idler.idle(selector.selectNow(handler));
+        }
+    }
+
+    private static void handle(SelectionKey key) {
+        Stream stream = (Stream) key.attachment();
+        try {
+            if (key.isReadable()) {
+                stream.read(key);
+            }
+            if (key.isValid()) {
+                stream.flush(key);
+            }
+        } catch (IOException e) {
+            stream.broken("connection " + stream.number + ": " + e);
+            key.cancel();
         }
     }
 
@@ -112,8 +125,8 @@ final class TcpKvClient {
             begin = new long[window];
             minVersion = new long[window];
             inFlight = new int[window];
-            in = ByteBuffer.allocateDirect(64 * 1024 + Frames.RESPONSE_BYTES + ValueRecord.HEADER_BYTES
-                    + spec.valueSize());
+            in = ByteBuffer.allocateDirect(64 * 1024 + Frames.RESPONSE_BYTES
+                    + Math.max(IndexSlot.HEADER_BYTES, ValueRecord.HEADER_BYTES) + spec.valueSize());
             out = ByteBuffer.allocateDirect(window * (Frames.REQUEST_BYTES + spec.valueSize()));
         }
 
@@ -172,7 +185,7 @@ final class TcpKvClient {
                 String problem = get[slot] ? value(slot, at, length) : acknowledged(slot, at);
                 in.position(at + Frames.RESPONSE_BYTES + length);
                 if (problem == null) {
-                    stats.record(get[slot], begin[slot], System.nanoTime(), control);
+                    stats.record(get[slot], 1, begin[slot], System.nanoTime(), control);
                     next(slot);
                 } else {
                     control.fail("connection " + number + ": " + problem); // no slot starts anything from now
@@ -182,20 +195,36 @@ final class TcpKvClient {
             in.compact();
         }
 
+        /** Checks a GET's answer as a GET over RDMA checks what it read: checksums, content, expectations. */
         private String value(int slot, int at, int length) {
+            int op = Frames.op(in, at);
             int status = Frames.responseStatus(in, at);
-            int record = at + Frames.RESPONSE_BYTES;
-            if (Frames.op(in, at) != Frames.VALUE || Frames.requestId(in, at) != slot || status != Frames.OK) {
-                return "GET of key " + key[slot] + " answered op " + Frames.op(in, at) + " for request "
-                        + Frames.requestId(in, at) + ", " + Frames.status(status);
+            int answer = at + Frames.RESPONSE_BYTES;
+            if (op != Frames.SLOT && op != Frames.VALUE || Frames.requestId(in, at) != slot || status != Frames.OK) {
+                return "GET of key " + key[slot] + " answered op " + op + " for request " + Frames.requestId(in, at)
+                        + ", " + Frames.status(status);
             }
-            int valueLength = length - ValueRecord.HEADER_BYTES;
-            long version = ValueRecord.version(in, record);
-            if (valueLength < 0 || !ValueRecord.matches(in, record, in, record + ValueRecord.HEADER_BYTES, key[slot],
-                    version, valueLength, ValueRecord.crc(in, record), crc)) {
-                return "GET of key " + key[slot] + " returned a record that fails its checksum";
+            int valueAt;
+            int valueLength;
+            long version;
+            if (op == Frames.SLOT) {
+                valueAt = answer + IndexSlot.HEADER_BYTES;
+                valueLength = length - IndexSlot.HEADER_BYTES;
+                version = IndexSlot.version(in, answer);
+                if (valueLength < 0 || IndexSlot.key(in, answer) != key[slot] || IndexSlot.length(in, answer)
+                        != valueLength || !IndexSlot.valid(in, answer, valueLength, crc)) {
+                    return "GET of key " + key[slot] + " returned a slot that fails its checksum";
+                }
+            } else {
+                valueAt = answer + ValueRecord.HEADER_BYTES;
+                valueLength = length - ValueRecord.HEADER_BYTES;
+                version = ValueRecord.version(in, answer);
+                if (valueLength < 0 || !ValueRecord.matches(in, answer, in, valueAt, key[slot], version, valueLength,
+                        ValueRecord.crc(in, answer), crc)) {
+                    return "GET of key " + key[slot] + " returned a record that fails its checksum";
+                }
             }
-            long found = ValueContent.seedOf(in, record + ValueRecord.HEADER_BYTES, valueLength, key[slot]);
+            long found = ValueContent.seedOf(in, valueAt, valueLength, key[slot]);
             if (found == ValueContent.CORRUPT) {
                 return "GET of key " + key[slot] + " version " + version + " passed its checksum but holds a "
                         + "wrong value";

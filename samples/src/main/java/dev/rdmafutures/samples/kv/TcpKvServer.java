@@ -1,5 +1,6 @@
 package dev.rdmafutures.samples.kv;
 
+import dev.rdmafutures.IdleStrategy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -15,26 +16,32 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The TCP twin of {@link RdmaKvServer}: the same {@link KvStore} and the same {@link Frames}, served by one selector
- * thread over non-blocking sockets. Every request is answered here: a GET with the stored record, a PUT with an
- * acknowledgement. Requests a client pipelines are answered in order, in as few writes as the socket allows.
+ * thread over non-blocking sockets, which waits for work as the RDMA server's poller does ({@link Idler}). Every
+ * request is answered here: a GET with what a GET over RDMA checks (the key's slot with its inline value, or its
+ * heap record), a PUT with an acknowledgement. Requests a client pipelines are answered in order, in as few writes as
+ * the socket allows.
  */
 final class TcpKvServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TcpKvServer.class);
     private static final int SPACE = 64 * 1024;
+    /** The longest a blocking select lasts before the loop looks at {@code running} again. */
+    private static final long MAX_BLOCK_MILLIS = 1000;
 
     private final KvStore store;
     private final int maxValue;
+    private final int getOp;
     private final Selector selector;
     private final ServerSocketChannel listener;
     private final Thread thread;
+    private final IdleStrategy idle;
     private volatile boolean running = true;
 
-    /** Preloads {@code keys} keys of {@code valueSize} bytes and serves them on {@code address}. */
-    TcpKvServer(InetSocketAddress address, int keys, int valueSize) throws IOException {
-        this.store = new KvStore(ByteBuffer.allocateDirect(KvLayout.indexBytes(keys)),
-                ByteBuffer.allocateDirect(KvLayout.heapBytes(keys, valueSize)), keys, valueSize);
-        store.preload(keys, valueSize);
-        this.maxValue = valueSize;
+    /** Serves {@code store} on {@code address}; the selector thread waits as {@code idle} says. */
+    TcpKvServer(InetSocketAddress address, KvStore store, IdleStrategy idle) throws IOException {
+        this.store = store;
+        this.idle = idle;
+        this.maxValue = store.layout().maxValue();
+        this.getOp = store.layout().inline() ? Frames.SLOT : Frames.VALUE;
         this.selector = Selector.open();
         this.listener = ServerSocketChannel.open().bind(address);
         listener.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT);
@@ -49,22 +56,25 @@ final class TcpKvServer implements AutoCloseable {
 
     private void serve() {
         try {
+            Idler idler = new Idler(idle, () -> selector.select(this::handle, MAX_BLOCK_MILLIS));
             while (running) {
-                selector.select(key -> {
-                    try {
-                        if (key.isAcceptable()) {
-                            accept();
-                        } else {
-                            ((Peer) key.attachment()).handle(key);
-                        }
-                    } catch (IOException e) {
-                        LOG.debug("a KV client went away: {}", e.toString());
-                        close(key);
-                    }
-                });
+                idler.idle(selector.selectNow(this::handle));
             }
         } catch (IOException | UncheckedIOException e) {
             LOG.warn("the TCP KV server stopped: {}", e.toString());
+        }
+    }
+
+    private void handle(SelectionKey key) {
+        try {
+            if (key.isAcceptable()) {
+                accept();
+            } else {
+                ((Peer) key.attachment()).handle(key);
+            }
+        } catch (IOException e) {
+            LOG.debug("a KV client went away: {}", e.toString());
+            close(key);
         }
     }
 
@@ -105,7 +115,7 @@ final class TcpKvServer implements AutoCloseable {
         private final SocketChannel channel;
         private final ByteBuffer in = ByteBuffer.allocateDirect(SPACE + Frames.REQUEST_BYTES + maxValue);
         private final ByteBuffer out = ByteBuffer.allocateDirect(SPACE + 2 * (Frames.RESPONSE_BYTES
-                + ValueRecord.HEADER_BYTES + maxValue));
+                + store.largestAnswer()));
 
         Peer(SocketChannel channel) {
             this.channel = channel;
@@ -130,7 +140,7 @@ final class TcpKvServer implements AutoCloseable {
         /** Answers every complete request while the largest answer still fits. */
         private void answer() throws IOException {
             in.flip();
-            int largest = Frames.RESPONSE_BYTES + ValueRecord.HEADER_BYTES + maxValue;
+            int largest = Frames.RESPONSE_BYTES + store.largestAnswer();
             while (in.remaining() >= Frames.REQUEST_BYTES && out.remaining() >= largest) {
                 int at = in.position();
                 int op = Frames.op(in, at);
@@ -139,10 +149,10 @@ final class TcpKvServer implements AutoCloseable {
                 int length = Frames.requestLength(in, at);
                 int reply = out.position();
                 if (op == Frames.GET) {
-                    int record = store.get(key, out, reply + Frames.RESPONSE_BYTES);
-                    Frames.response(out, reply, Frames.VALUE, requestId, record < 0 ? Frames.NOT_FOUND : Frames.OK,
-                            Math.max(record, 0), 0);
-                    out.position(reply + Frames.RESPONSE_BYTES + Math.max(record, 0));
+                    int found = store.get(key, out, reply + Frames.RESPONSE_BYTES);
+                    Frames.response(out, reply, getOp, requestId, found < 0 ? Frames.NOT_FOUND : Frames.OK,
+                            Math.max(found, 0), 0);
+                    out.position(reply + Frames.RESPONSE_BYTES + Math.max(found, 0));
                     in.position(at + Frames.REQUEST_BYTES);
                 } else if (op == Frames.PUT && length >= 0 && length <= maxValue) {
                     if (in.remaining() < Frames.REQUEST_BYTES + length) {

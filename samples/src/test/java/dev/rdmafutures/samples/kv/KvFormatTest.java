@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rdmafutures.RemoteBuffer;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
@@ -13,77 +14,101 @@ import org.junit.jupiter.api.Test;
 class KvFormatTest {
     private static final int KEYS = 64;
     private static final int MAX_VALUE = 100;
+    private static final int HEAP_VALUE = KvLayout.INLINE_MAX + 76;
 
     private final CRC32C crc = new CRC32C();
-    private final ByteBuffer index = ByteBuffer.allocate(KvLayout.indexBytes(KEYS));
-    private final ByteBuffer heap = ByteBuffer.allocate(KvLayout.heapBytes(KEYS, MAX_VALUE));
-    private final KvStore store = new KvStore(index, heap, KEYS, MAX_VALUE);
+    /** Values inline in the index. */
+    private final KvStore store = new KvStore(KEYS, MAX_VALUE);
+    /** Values too large to be inline, in the heap. */
+    private final KvStore heapStore = new KvStore(KEYS, HEAP_VALUE);
+    private final ByteBuffer index = heapStore.index();
+    private final ByteBuffer heap = heapStore.heap();
+
+    @Test
+    void theLayoutKeepsValuesUpToTheBoundInlineAndTheIndexHalfEmpty() {
+        KvLayout inline = KvLayout.forKeys(10_000, 128);
+        assertThat(inline.capacity()).isEqualTo(32_768);
+        assertThat(inline.inline()).isTrue();
+        assertThat(inline.slotBytes()).isEqualTo(160);
+        assertThat(inline.heapBytes(10_000)).isZero();
+        assertThat(KvLayout.forKeys(10_000, KvLayout.INLINE_MAX).slotBytes()).isEqualTo(KvLayout.INLINE_MAX + 32);
+        KvLayout heapLayout = KvLayout.forKeys(10_000, KvLayout.INLINE_MAX + 1);
+        assertThat(heapLayout.inline()).isFalse();
+        assertThat(heapLayout.slotBytes()).isEqualTo(IndexSlot.HEADER_BYTES);
+        assertThat(heapLayout.heapBytes(10_000)).isEqualTo(2 * 10_000 * heapLayout.extentBytes());
+        assertThat(KvLayout.forKeys(3, 16).capacity()).isEqualTo(KvLayout.NEIGHBOURHOOD);
+        assertThat(heapStore.heap()).isNotNull();
+        assertThat(store.heap()).isNull();
+        assertThatThrownBy(() -> KvLayout.forKeys(1 << 24, KvLayout.INLINE_MAX)).hasMessageContaining("index");
+        assertThatThrownBy(() -> new KvLayout(100, 64)).hasMessageContaining("power of two");
+    }
 
     @Test
     void aSlotReadsBackAndAnEmptySlotIsAllZeros() {
-        ByteBuffer b = ByteBuffer.allocate(2 * IndexSlot.BYTES);
-        assertThat(IndexSlot.state(b, IndexSlot.BYTES, crc)).isEqualTo(IndexSlot.EMPTY);
-        IndexSlot.write(b, IndexSlot.BYTES, -7, 3, 4096, 99, 0x1234abcd, crc);
-        assertThat(IndexSlot.state(b, IndexSlot.BYTES, crc)).isEqualTo(IndexSlot.VALID);
-        assertThat(IndexSlot.key(b, IndexSlot.BYTES)).isEqualTo(-7);
-        assertThat(IndexSlot.version(b, IndexSlot.BYTES)).isEqualTo(3);
-        assertThat(IndexSlot.offset(b, IndexSlot.BYTES)).isEqualTo(4096);
-        assertThat(IndexSlot.length(b, IndexSlot.BYTES)).isEqualTo(99);
-        assertThat(IndexSlot.recordCrc(b, IndexSlot.BYTES)).isEqualTo(0x1234abcd);
-        assertThat(IndexSlot.state(b, 0, crc)).isEqualTo(IndexSlot.EMPTY);
+        KvLayout layout = heapStore.layout();
+        ByteBuffer b = ByteBuffer.allocate(2 * IndexSlot.HEADER_BYTES);
+        assertThat(IndexSlot.find(b, IndexSlot.HEADER_BYTES, 1, layout, -7, crc)).isEqualTo(IndexSlot.MISSING);
+        IndexSlot.write(b, IndexSlot.HEADER_BYTES, -7, 3, 4096, 99, 0x1234abcd, crc);
+        assertThat(IndexSlot.valid(b, IndexSlot.HEADER_BYTES, 0, crc)).isTrue();
+        assertThat(IndexSlot.find(b, IndexSlot.HEADER_BYTES, 1, layout, -7, crc)).isEqualTo(IndexSlot.HEADER_BYTES);
+        assertThat(IndexSlot.key(b, IndexSlot.HEADER_BYTES)).isEqualTo(-7);
+        assertThat(IndexSlot.version(b, IndexSlot.HEADER_BYTES)).isEqualTo(3);
+        assertThat(IndexSlot.offset(b, IndexSlot.HEADER_BYTES)).isEqualTo(4096);
+        assertThat(IndexSlot.length(b, IndexSlot.HEADER_BYTES)).isEqualTo(99);
+        assertThat(IndexSlot.recordCrc(b, IndexSlot.HEADER_BYTES)).isEqualTo(0x1234abcd);
+        assertThat(IndexSlot.find(b, 0, 2, layout, -7, crc)).as("the first slot is empty").isEqualTo(IndexSlot.MISSING);
     }
 
     @Test
     void everyMixOfTwoSlotImagesIsTorn() {
-        byte[] empty = new byte[IndexSlot.BYTES];
+        byte[] empty = new byte[IndexSlot.HEADER_BYTES];
         byte[] first = slot(5, 1, 0, 40, 111);
         byte[] second = slot(5, 2, 128, 41, 222);
         // A READ racing the server's rewrite sees a prefix of one image and the rest of the other.
         for (byte[][] pair : new byte[][][] {{empty, first}, {first, second}, {second, first}}) {
-            for (int split = 1; split < IndexSlot.BYTES; split++) {
+            for (int split = 1; split < IndexSlot.HEADER_BYTES; split++) {
                 byte[] mixed = pair[1].clone();
                 System.arraycopy(pair[0], 0, mixed, 0, split);
                 if (Arrays.equals(mixed, pair[0]) || Arrays.equals(mixed, pair[1])) {
                     continue; // the images agree beyond the split: nothing was torn
                 }
-                assertThat(IndexSlot.state(ByteBuffer.wrap(mixed), 0, crc)).as("split at %d", split)
-                        .isEqualTo(IndexSlot.TORN);
+                assertThat(IndexSlot.valid(ByteBuffer.wrap(mixed), 0, 0, crc)).as("split at %d", split).isFalse();
             }
         }
         byte[] flipped = first.clone();
         flipped[13] ^= 4;
-        assertThat(IndexSlot.state(ByteBuffer.wrap(flipped), 0, crc)).isEqualTo(IndexSlot.TORN);
+        assertThat(IndexSlot.valid(ByteBuffer.wrap(flipped), 0, 0, crc)).isFalse();
     }
 
     @Test
     void aReaderOfAnOldSlotFindsItsRecordIntactUntilTheExtentIsReusedAndThenDetectsIt() {
-        store.preload(KEYS, 40);
-        int slot = slotOf(9);
-        byte[] oldSlot = bytes(index, slot, IndexSlot.BYTES);
+        heapStore.preload(KEYS, 40);
+        int slot = slotOf(heapStore, 9);
+        byte[] oldSlot = bytes(index, slot, IndexSlot.HEADER_BYTES);
         ByteBuffer seen = ByteBuffer.wrap(oldSlot);
         int record = IndexSlot.offset(seen, 0);
 
-        put(9, 77, 60); // version 2 goes to the other extent
+        put(heapStore, 9, 77, 60); // version 2 goes to the other extent
         assertThat(IndexSlot.offset(index, slot)).isNotEqualTo(record);
         assertThat(readRecord(seen, record)).as("the old extent still holds version 1").isTrue();
 
-        put(9, 78, 40); // version 3 reuses version 1's extent
+        put(heapStore, 9, 78, 40); // version 3 reuses version 1's extent
         assertThat(IndexSlot.offset(index, slot)).isEqualTo(record);
         assertThat(readRecord(seen, record)).as("version 1's slot against version 3's record").isFalse();
-        assertThat(readRecord(ByteBuffer.wrap(bytes(index, slot, IndexSlot.BYTES)), record)).isTrue();
+        assertThat(readRecord(ByteBuffer.wrap(bytes(index, slot, IndexSlot.HEADER_BYTES)), record)).isTrue();
     }
 
     @Test
     void aRecordTornBetweenTwoVersionsOrDamagedFailsItsCheck() {
-        store.preload(KEYS, 40);
-        int slot = slotOf(3);
-        put(3, 500, 40);
-        put(3, 501, 40); // version 3, in version 1's extent
-        ByteBuffer current = ByteBuffer.wrap(bytes(index, slot, IndexSlot.BYTES));
+        heapStore.preload(KEYS, 40);
+        int slot = slotOf(heapStore, 3);
+        put(heapStore, 3, 500, 40);
+        put(heapStore, 3, 501, 40); // version 3, in version 1's extent
+        ByteBuffer current = ByteBuffer.wrap(bytes(index, slot, IndexSlot.HEADER_BYTES));
         int record = IndexSlot.offset(current, 0);
         byte[] version3 = bytes(heap, record, ValueRecord.HEADER_BYTES + 40);
-        put(3, 502, 40); // version 4, in the other extent
-        put(3, 503, 40); // version 5 overwrites version 3's extent
+        put(heapStore, 3, 502, 40); // version 4, in the other extent
+        put(heapStore, 3, 503, 40); // version 5 overwrites version 3's extent
         byte[] version5 = bytes(heap, record, ValueRecord.HEADER_BYTES + 40);
         for (int split = 1; split < version3.length; split++) {
             byte[] mixed = version5.clone();
@@ -120,21 +145,93 @@ class KvFormatTest {
     }
 
     @Test
-    void theStoreRefusesDamagedOversizedAndSurplusValues() {
-        ByteBuffer value = ByteBuffer.allocate(MAX_VALUE + 1);
-        ValueContent.fill(value, 0, 32, 1000, 5);
-        assertThat(store.put(1000, value, 0, 32, valueCrc(value, 32) ^ 1)).isEqualTo(-Frames.BAD_REQUEST);
-        assertThat(store.put(1000, value, 0, MAX_VALUE + 1, valueCrc(value, MAX_VALUE + 1)))
-                .isEqualTo(-Frames.BAD_REQUEST);
-        for (int key = 0; key < KEYS; key++) {
-            assertThat(store.put(key, value, 0, 32, valueCrc(value, 32))).isEqualTo(1);
+    void theStoreRefusesDamagedOversizedAndSurplusValuesAndAnswersWithWhatAReaderChecks() {
+        for (KvStore s : new KvStore[] {store, heapStore}) {
+            int max = s.layout().maxValue();
+            ByteBuffer value = ByteBuffer.allocate(max + 1);
+            ValueContent.fill(value, 0, 32, 1000, 5);
+            assertThat(s.put(1000, value, 0, 32, valueCrc(value, 32) ^ 1)).isEqualTo(-Frames.BAD_REQUEST);
+            assertThat(s.put(1000, value, 0, max + 1, valueCrc(value, max + 1))).isEqualTo(-Frames.BAD_REQUEST);
+            for (int key = 0; key < KEYS; key++) {
+                assertThat(s.put(key, value, 0, 32, valueCrc(value, 32))).isEqualTo(1);
+            }
+            assertThat(s.put(KEYS, value, 0, 32, valueCrc(value, 32))).isEqualTo(-Frames.TABLE_FULL);
+            assertThat(s.put(5, value, 0, 32, valueCrc(value, 32))).isEqualTo(2);
+            ByteBuffer out = ByteBuffer.allocate(200);
+            if (s.layout().inline()) {
+                assertThat(s.get(5, out, 3)).isEqualTo(IndexSlot.HEADER_BYTES + 32);
+                assertThat(IndexSlot.valid(out, 3, 32, crc)).isTrue();
+                assertThat(IndexSlot.version(out, 3)).isEqualTo(2);
+            } else {
+                assertThat(s.get(5, out, 3)).isEqualTo(ValueRecord.HEADER_BYTES + 32);
+                assertThat(ValueRecord.version(out, 3)).isEqualTo(2);
+            }
+            assertThat(s.get(KEYS + 1, out, 0)).isEqualTo(-1);
         }
-        assertThat(store.put(KEYS, value, 0, 32, valueCrc(value, 32))).isEqualTo(-Frames.TABLE_FULL);
-        assertThat(store.put(5, value, 0, 32, valueCrc(value, 32))).isEqualTo(2);
-        ByteBuffer out = ByteBuffer.allocate(200);
-        assertThat(store.get(5, out, 3)).isEqualTo(ValueRecord.HEADER_BYTES + 32);
-        assertThat(ValueRecord.version(out, 3)).isEqualTo(2);
-        assertThat(store.get(KEYS + 1, out, 0)).isEqualTo(-1);
+    }
+
+    @Test
+    void findPassesOverOtherKeysSlotsEvenMidRewriteAndTrustsOnlyTheKeysOwnChecksum() {
+        KvLayout layout = store.layout();
+        int size = layout.slotBytes();
+        ByteBuffer slots = ByteBuffer.allocate(4 * size);
+        ByteBuffer value = ByteBuffer.allocate(40);
+        ValueContent.fill(value, 0, 40, 1, 11);
+        IndexSlot.writeInline(slots, 0, 1, 1, value, 0, 40, crc);
+        ValueContent.fill(value, 0, 40, 2, 22);
+        IndexSlot.writeInline(slots, size, 2, 3, value, 0, 40, crc);
+        slots.put(IndexSlot.HEADER_BYTES + 20, (byte) 0x55); // key 1's slot, caught mid-rewrite
+
+        assertThat(IndexSlot.find(slots, 0, 4, layout, 2, crc)).isEqualTo(size);
+        assertThat(IndexSlot.find(slots, 0, 4, layout, 1, crc)).isEqualTo(IndexSlot.REREAD);
+        assertThat(IndexSlot.find(slots, 0, 4, layout, 3, crc)).as("the third slot is empty")
+                .isEqualTo(IndexSlot.MISSING);
+        assertThat(IndexSlot.find(slots, 0, 2, layout, 3, crc)).isEqualTo(IndexSlot.FURTHER);
+        slots.put(size + 22, (byte) 0x7f); // key 2's length, torn far beyond the slot: not even checksummed
+        assertThat(IndexSlot.find(slots, 0, 4, layout, 2, crc)).isEqualTo(IndexSlot.REREAD);
+    }
+
+    @Test
+    void anInlineSlotMixedFromTwoVersionsIsReadAgainAndNeverAcceptedWrong() {
+        store.preload(KEYS, 40);
+        KvLayout layout = store.layout();
+        int slot = slotOf(store, 9);
+        byte[] version1 = bytes(store.index(), slot, layout.slotBytes());
+        put(store, 9, 77, 60); // rewrites the slot in place, with a longer value
+        byte[] version2 = bytes(store.index(), slot, layout.slotBytes());
+        // A READ racing the rewrite may see any mix of the two images, at whatever granularity the transport
+        // tears: a prefix of either and the rest of the other, or any choice of 8-byte words.
+        SplittableRandom random = new SplittableRandom(7);
+        int reread = 0;
+        for (int n = 0; n < 4 * layout.slotBytes() + 2000; n++) {
+            byte[] mixed = version1.clone();
+            if (n < 2 * layout.slotBytes()) {
+                byte[] first = n % 2 == 0 ? version1 : version2;
+                mixed = (n % 2 == 0 ? version2 : version1).clone();
+                System.arraycopy(first, 0, mixed, 0, n / 2);
+            } else {
+                for (int word = 0; word < layout.slotBytes(); word += 8) {
+                    if (random.nextBoolean()) {
+                        System.arraycopy(version2, word, mixed, word, 8);
+                    }
+                }
+            }
+            int found = IndexSlot.find(ByteBuffer.wrap(mixed), 0, 1, layout, 9, crc);
+            if (found == IndexSlot.REREAD) {
+                reread++;
+                continue;
+            }
+            // Accepted: then it is exactly one version, header and value (bytes beyond the value do not count).
+            assertThat(found).isZero();
+            ByteBuffer b = ByteBuffer.wrap(mixed);
+            long version = IndexSlot.version(b, 0);
+            int length = IndexSlot.length(b, 0);
+            assertThat(version == 1 ? version1 : version2).as("mix %d", n)
+                    .startsWith(Arrays.copyOf(mixed, IndexSlot.HEADER_BYTES + length));
+            assertThat(ValueContent.seedOf(b, IndexSlot.HEADER_BYTES, length, 9))
+                    .isEqualTo(version == 1 ? ValueContent.initialSeed(9) : 77);
+        }
+        assertThat(reread).isGreaterThan(2 * layout.slotBytes());
     }
 
     @Test
@@ -163,26 +260,27 @@ class KvFormatTest {
     }
 
     private byte[] slot(long key, long version, int offset, int length, int recordCrc) {
-        ByteBuffer b = ByteBuffer.allocate(IndexSlot.BYTES);
+        ByteBuffer b = ByteBuffer.allocate(IndexSlot.HEADER_BYTES);
         IndexSlot.write(b, 0, key, version, offset, length, recordCrc, crc);
         return b.array();
     }
 
-    private int slotOf(long key) {
-        int capacity = KvLayout.capacity(KEYS);
-        for (int i = 0, s = KvLayout.home(key, capacity); i < capacity; i++, s = (s + 1) % capacity) {
-            int at = s * IndexSlot.BYTES;
-            if (IndexSlot.state(index, at, crc) == IndexSlot.VALID && IndexSlot.key(index, at) == key) {
-                return at;
+    /** The offset of {@code key}'s slot in {@code s}'s index. */
+    private int slotOf(KvStore s, long key) {
+        KvLayout layout = s.layout();
+        for (int i = 0, at = layout.home(key); i < layout.capacity(); i++, at = (at + 1) % layout.capacity()) {
+            int slot = at * layout.slotBytes();
+            if (IndexSlot.valid(s.index(), slot, layout.inlineBytes(), crc) && IndexSlot.key(s.index(), slot) == key) {
+                return slot;
             }
         }
         throw new AssertionError("key " + key + " not in the index");
     }
 
-    private void put(long key, long seed, int length) {
+    private void put(KvStore s, long key, long seed, int length) {
         ByteBuffer value = ByteBuffer.allocate(length);
         ValueContent.fill(value, 0, length, key, seed);
-        assertThat(store.put(key, value, 0, length, valueCrc(value, length))).isPositive();
+        assertThat(s.put(key, value, 0, length, valueCrc(value, length))).isPositive();
     }
 
     /** A GET's second READ: the record the slot image {@code seen} points to, as the heap holds it now. */

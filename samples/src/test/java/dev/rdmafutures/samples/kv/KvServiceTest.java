@@ -2,6 +2,7 @@ package dev.rdmafutures.samples.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.RdmaRuntime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -17,6 +18,7 @@ class KvServiceTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     private static final int KEYS = 300;
     private static final int VALUE = 64;
+    private static final Waiting WAITING = new Waiting(IdleStrategy.YIELD, IdleStrategy.BACKOFF);
 
     @ParameterizedTest
     @ValueSource(strings = {"RDMA", "TCP"})
@@ -40,10 +42,11 @@ class KvServiceTest {
         }
     }
 
-    @Test
-    void theTcpTwinGivesTheSameAnswers() throws Exception {
+    @ParameterizedTest
+    @ValueSource(ints = {VALUE, KvLayout.INLINE_MAX + 1})
+    void theTcpTwinGivesTheSameAnswersAndAGetIsOneReadWhenValuesAreInline(int valueSize) throws Exception {
         // One connection, one operation at a time, the same seed: the same operations in the same order.
-        LoadSpec script = new LoadSpec(1, 1, 50, VALUE, 0.5, Duration.ZERO, Duration.ZERO, 400, 7);
+        LoadSpec script = new LoadSpec(1, 1, 50, valueSize, 0.5, Duration.ZERO, Duration.ZERO, 400, 7);
         RunResult rdma;
         try (KvService service = service("RDMA", script)) {
             rdma = service.run(script, new Expectations(script.keys()));
@@ -57,6 +60,33 @@ class KvServiceTest {
         assertThat(rdma.operations()).isEqualTo(400);
         assertThat(tcp.gets()).isEqualTo(rdma.gets());
         assertThat(tcp.digest()).isNotZero().isEqualTo(rdma.digest());
+        // Every one of these 50 keys lies within the neighbourhood READ from its home slot.
+        assertThat(rdma.getTrips()).isEqualTo(valueSize <= KvLayout.INLINE_MAX ? rdma.gets() : 2 * rdma.gets());
+        assertThat(tcp.getTrips()).isEqualTo(tcp.gets());
+        assertThat(rdma.tornReads()).isZero();
+    }
+
+    @Test
+    void aTornSlotIsReadAgainAndNeverAccepted() throws Exception {
+        KvStore store = KvStore.preloaded(KEYS, VALUE);
+        LoadSpec oneGet = new LoadSpec(1, 1, 1, VALUE, 1, Duration.ZERO, Duration.ZERO, 1, 1); // key 0
+        int valueByte = slotOf(store, 0) + IndexSlot.HEADER_BYTES + 20;
+        // A server that never blocks answers the 10,001 READs of the first run in a fraction of the time.
+        Waiting polling = new Waiting(IdleStrategy.YIELD, IdleStrategy.YIELD);
+        try (KvService service = KvService.rdma(RdmaRuntime::builder, LOOPBACK, store, 1, polling)) {
+            // As a READ racing a rewrite sees it, for as long as the client keeps reading.
+            store.index().put(valueByte, (byte) ~store.index().get(valueByte));
+            RunResult torn = service.run(oneGet, new Expectations(1));
+            assertThat(torn.failure()).contains("read nothing consistent");
+            assertThat(torn.tornReads()).isEqualTo(RdmaKvConnection.MAX_RETRIES + 1);
+            assertThat(torn.gets()).isZero();
+
+            store.index().put(valueByte, (byte) ~store.index().get(valueByte));
+            RunResult whole = service.run(oneGet, new Expectations(1));
+            assertThat(whole.failure()).isNull();
+            assertThat(whole.gets()).isEqualTo(1);
+            assertThat(whole.getTrips()).isEqualTo(1);
+        }
     }
 
     @Test
@@ -68,15 +98,45 @@ class KvServiceTest {
         String out = buffer.toString(StandardCharsets.UTF_8);
         assertThat(status).as(out).isZero();
         assertThat(out).contains("RDMA: soft/").contains("RDMA/TCP").contains("RDMA: every value read was checked: OK")
-                .contains("TCP: every value read was checked: OK");
+                .contains("TCP: every value read was checked: OK")
+                .contains("GET: values inline in 72-B index slots (up to 1024 B): one READ of 8 slots over RDMA")
+                .contains("RDMA: client thread: the load thread, polling its application-driven runtime (idle YIELD)\n"
+                        + "        server thread: the server runtime's one poller (idle BACKOFF)")
+                .contains("TCP:  client thread: the load thread, polling its selector with selectNow (idle YIELD)\n"
+                        + "        server thread: one selector loop (idle BACKOFF)");
         assertThat(KvBench.run(new String[] {"--window", "0"}, new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8))).isEqualTo(2);
     }
 
+    @Test
+    void oneServiceRunsAloneWithoutARatio() throws Exception {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        int status = KvBench.run(new String[] {"--services", "tcp", "--connections", "1", "--window", "2",
+            "--duration", "0.2", "--warmup", "0", "--keys", "100", "--idle", "YIELD", "--client-idle",
+            "BUSY_SPIN"}, new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        String out = buffer.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(out).isZero();
+        assertThat(out).contains("TCP:  client thread: the load thread, polling its selector with selectNow (idle "
+                + "BUSY_SPIN)\n        server thread: one selector loop (idle YIELD)")
+                .contains("TCP: every value read was checked: OK")
+                .doesNotContain("RDMA:").doesNotContain("RDMA/TCP");
+    }
+
     private static KvService service(String kind, LoadSpec spec) throws Exception {
+        KvStore store = KvStore.preloaded(spec.keys(), spec.valueSize());
         return kind.equals("RDMA")
-                ? KvService.rdma(RdmaRuntime::builder, LOOPBACK, spec.keys(), spec.valueSize(),
-                        spec.connections() * spec.window())
-                : KvService.tcp(LOOPBACK, spec.keys(), spec.valueSize());
+                ? KvService.rdma(RdmaRuntime::builder, LOOPBACK, store, spec.connections() * spec.window(), WAITING)
+                : KvService.tcp(LOOPBACK, store, WAITING);
+    }
+
+    /** The offset of {@code key}'s slot in the store's index, as the server keeps it. */
+    private static int slotOf(KvStore store, long key) {
+        KvLayout layout = store.layout();
+        for (int s = layout.home(key); ; s = (s + 1) & (layout.capacity() - 1)) {
+            int at = s * layout.slotBytes();
+            if (IndexSlot.version(store.index(), at) != 0 && IndexSlot.key(store.index(), at) == key) {
+                return at;
+            }
+        }
     }
 }
