@@ -47,6 +47,8 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     int establishedIndex = -1;
     /** Its handshake waits for the peer's next message, counted by its loop; the loop's to keep. */
     boolean awaitsPeer;
+    /** Established and its last read brought bytes, so polls read it directly; the loop's to keep. */
+    boolean busy;
 
     SoftConnection(SoftEventLoop loop, SocketChannel channel, ConnectionLifecycle lifecycle) {
         this.loop = loop;
@@ -121,7 +123,7 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         }
         if (key.isValid() && key.isReadable() && !transport.isClosed()) {
             if (lifecycle.isEstablished()) {
-                queuePair.onReadable();
+                busy |= queuePair.onReadable();
             } else {
                 readInbound();
             }

@@ -25,12 +25,15 @@ import java.util.function.Consumer;
 /**
  * One poller's selector and the sockets registered with it. Confined to the poller thread but {@link #wakeup()}.
  *
- * <p>With up to {@value #DIRECT_READ_LIMIT} established connections, each poll reads their sockets directly, as a
- * busy-polling socket program does, and asks the selector only every {@value #SELECT_INTERVAL} polls (accepts,
- * connects, closes), after a blocking wait, or while a socket's send buffer is full: a message is then found by
- * one read instead of an epoll call and a read. With more connections, the selector alone finds them. While a
- * handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket only the
- * selector watches, every poll asks it: a set-up step then waits for no interval.
+ * <p>With up to {@value #DIRECT_READ_LIMIT} established connections, each poll reads the sockets of the busy ones
+ * directly, as a busy-polling socket program does: a message is then found by one read instead of an epoll call and
+ * a read. A connection is busy from the read that brought bytes to the first that found none; the selector watches
+ * the others, so an idle poll costs one epoll call, not a read per connection (which, in a spinning idle strategy,
+ * took the core from the threads that had work). With all of them busy the selector is asked only every
+ * {@value #SELECT_INTERVAL} polls (accepts, connects, closes), after a blocking wait, or while a socket's send
+ * buffer is full. With more connections, the selector alone finds them. While a handshake waits for its peer's next
+ * message (TCP connect, MPA Request, Reply or RTR), whose socket only the selector watches, every poll asks it: a
+ * set-up step then waits for no interval.
  */
 final class SoftEventLoop implements EventLoop {
     private static final int DIRECT_READ_LIMIT = 8;
@@ -102,9 +105,10 @@ final class SoftEventLoop implements EventLoop {
         }
     }
 
-    /** An established connection whose socket polls may read directly. */
+    /** An established connection whose socket polls may read directly while it is busy. */
     void readDirectly(SoftConnection connection) {
         awaitsPeer(connection, false);
+        connection.busy = true;
         connection.establishedIndex = established.size();
         established.add(connection);
     }
@@ -128,16 +132,22 @@ final class SoftEventLoop implements EventLoop {
         commandsBeforeEvents = -1;
         int work = 0;
         if (!established.isEmpty() && established.size() <= DIRECT_READ_LIMIT) {
+            boolean anyIdle = false;
             // By index: a connection that closes while reading leaves the list, the last one taking its place
             // (which then waits a poll).
             for (int i = 0; i < established.size(); i++) {
                 SoftConnection connection = established.get(i);
-                if (connection.readDirectly()) {
-                    work++;
+                if (connection.busy) {
+                    if (connection.readDirectly()) {
+                        work++;
+                    } else {
+                        connection.busy = false; // drained: the selector reports its next bytes
+                    }
                 }
+                anyIdle |= !connection.busy;
                 selectNext |= connection.waitsForSocketRoom();
             }
-            if (!selectNext && awaitingPeer == 0 && ++pollsSinceSelect < SELECT_INTERVAL) {
+            if (!anyIdle && !selectNext && awaitingPeer == 0 && ++pollsSinceSelect < SELECT_INTERVAL) {
                 return work;
             }
         }
