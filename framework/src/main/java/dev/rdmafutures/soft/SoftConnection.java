@@ -47,8 +47,10 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     int establishedIndex = -1;
     /** Its handshake waits for the peer's next message, counted by its loop; the loop's to keep. */
     boolean awaitsPeer;
-    /** Established and its last read brought bytes, so polls read it directly; the loop's to keep. */
+    /** Established and recently brought bytes, so polls read it directly; the loop's to keep. */
     boolean busy;
+    /** Direct reads in a row that found nothing; the loop's to keep. */
+    int emptyReads;
 
     SoftConnection(SoftEventLoop loop, SocketChannel channel, ConnectionLifecycle lifecycle) {
         this.loop = loop;
@@ -123,7 +125,10 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         }
         if (key.isValid() && key.isReadable() && !transport.isClosed()) {
             if (lifecycle.isEstablished()) {
-                busy |= queuePair.onReadable();
+                if (queuePair.onReadable()) {
+                    busy = true;
+                    emptyReads = 0;
+                }
             } else {
                 readInbound();
             }

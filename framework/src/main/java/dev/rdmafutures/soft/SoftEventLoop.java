@@ -27,17 +27,22 @@ import java.util.function.Consumer;
  *
  * <p>With up to {@value #DIRECT_READ_LIMIT} established connections, each poll reads the sockets of the busy ones
  * directly, as a busy-polling socket program does: a message is then found by one read instead of an epoll call and
- * a read. A connection is busy from the read that brought bytes to the first that found none; the selector watches
- * the others, so an idle poll costs one epoll call, not a read per connection (which, in a spinning idle strategy,
- * took the core from the threads that had work). With all of them busy the selector is asked only every
- * {@value #SELECT_INTERVAL} polls (accepts, connects, closes), after a blocking wait, or while a socket's send
- * buffer is full. With more connections, the selector alone finds them. While a handshake waits for its peer's next
+ * a read. A connection is busy from a read that brought bytes until {@value #IDLE_AFTER} in a row found none; the
+ * selector watches the others, so an idle poll costs one epoll call, not a read per connection (which, in a
+ * spinning idle strategy, took the core from the threads that had work). With all of them busy the selector is
+ * asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes), after a blocking wait, or while a
+ * socket's send buffer is full. With more connections, the selector alone finds them. While a handshake waits for its peer's next
  * message (TCP connect, MPA Request, Reply or RTR), whose socket only the selector watches, every poll asks it: a
  * set-up step then waits for no interval.
  */
 final class SoftEventLoop implements EventLoop {
     private static final int DIRECT_READ_LIMIT = 8;
     private static final int SELECT_INTERVAL = 64;
+    /**
+     * Reads that found nothing before a busy connection is left to the selector: a peer that answers a burst a few
+     * polls later is read again directly, not found through an epoll call and then read.
+     */
+    private static final int IDLE_AFTER = 8;
     private final SoftDevice device;
     private final PollerContext poller;
     private final Selector selector;
@@ -109,6 +114,7 @@ final class SoftEventLoop implements EventLoop {
     void readDirectly(SoftConnection connection) {
         awaitsPeer(connection, false);
         connection.busy = true;
+        connection.emptyReads = 0;
         connection.establishedIndex = established.size();
         established.add(connection);
     }
@@ -139,9 +145,10 @@ final class SoftEventLoop implements EventLoop {
                 SoftConnection connection = established.get(i);
                 if (connection.busy) {
                     if (connection.readDirectly()) {
+                        connection.emptyReads = 0;
                         work++;
-                    } else {
-                        connection.busy = false; // drained: the selector reports its next bytes
+                    } else if (++connection.emptyReads == IDLE_AFTER) {
+                        connection.busy = false; // quiet for a while: the selector reports its next bytes
                     }
                 }
                 anyIdle |= !connection.busy;
