@@ -50,6 +50,8 @@ final class VerbsEventLoop implements EventLoop {
     private final CmEvent event = new CmEvent(eventInfo);
     private final Map<Long, VerbsConnection> connectionsById = new HashMap<>();
     private final CompletionQueues completionQueues;
+    /** Queue pairs and shared receive queues with work requests gathered this duty cycle, each listed once. */
+    private final ArrayList<PendingPosts> unposted = new ArrayList<>();
     private boolean commandsRan;
     /** CM ids destroyed so far: destroying an id drops its events that wait on the channel. */
     private long idsDestroyed;
@@ -179,10 +181,21 @@ final class VerbsEventLoop implements EventLoop {
         return work;
     }
 
-    /** Every post reaches the device when it is made (one {@code ibv_post_send} per request): nothing waits here. */
+    /** {@code posts} gathered work requests this duty cycle: they are posted at its flush. */
+    void postLater(PendingPosts posts) {
+        unposted.add(posts);
+    }
+
+    /** Posts each queue's chain of this duty cycle with one call: one doorbell per queue pair, not per request. */
     @Override
     public int flush() {
-        return 0;
+        int work = 0;
+        // By index, to the end as it grows: a refused request's callback may post again, to be posted here too.
+        for (int i = 0; i < unposted.size(); i++) {
+            work += unposted.get(i).postPending();
+        }
+        unposted.clear();
+        return work;
     }
 
     /**
@@ -334,6 +347,7 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         connectionsById.clear();
+        flush(); // what remains is shared receive queues': their receives outlive this loop's connections
         for (Channel channel : channels) {
             if (channel.listener != null) {
                 VerbsDevice.destroyQuietly(channel.listener.id());
