@@ -34,6 +34,8 @@ import java.util.Map;
 final class VerbsEventLoop implements EventLoop {
     /** In spin modes CM channels and device events are checked every this many polls; a blocking wait always. */
     private static final int EVENT_CHECK_INTERVAL = 64;
+    /** CQ events read per call: one per CQ that fired, and a loop has few CQs. */
+    private static final int FIRED_CAPACITY = 16;
 
     private final VerbsDevice device;
     private final PollerContext poller;
@@ -48,6 +50,8 @@ final class VerbsEventLoop implements EventLoop {
     private final ByteBuffer eventInfo = direct(NativeVerbs.CM_EVENT_INFO_SIZE);
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
     private final CmEvent event = new CmEvent(eventInfo);
+    private final ByteBuffer fired = direct(FIRED_CAPACITY * Long.BYTES);
+    private final long firedAddress = MemoryUtils.getAddress(fired);
     private final Map<Long, VerbsConnection> connectionsById = new HashMap<>();
     private final CompletionQueues completionQueues;
     /** Queue pairs and shared receive queues with work requests gathered this duty cycle, each listed once. */
@@ -267,16 +271,17 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         if (pollFds.getShort((asyncSlot() + 1) * PollFd.SIZE + PollFd.REVENTS) != 0) {
-            long fired;
-            while ((fired = NativeVerbs.getCqEvent(compChannelHandle, 0)) > 0) {
-                try {
-                    completionQueues.onEvent(fired);
-                } catch (IOException e) {
-                    poller.recordError("acknowledge completion event", e);
+            int fired;
+            do {
+                fired = NativeVerbs.getCqEvents(compChannelHandle, firedAddress, FIRED_CAPACITY);
+                for (int i = 0; i < fired; i++) {
+                    completionQueues.onEvent(this.fired.getLong(i * Long.BYTES));
                 }
-            }
+            } while (fired == FIRED_CAPACITY);
         }
-        NativeVerbs.drainWakeup(wakeupFd);
+        if (pollFds.getShort((asyncSlot() + 2) * PollFd.SIZE + PollFd.REVENTS) != 0) {
+            NativeVerbs.drainWakeup(wakeupFd);
+        }
     }
 
     @Override

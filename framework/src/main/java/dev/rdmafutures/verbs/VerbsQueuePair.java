@@ -289,9 +289,9 @@ final class VerbsQueuePair implements PendingPosts {
         return completionQueue.handle() == cqHandle;
     }
 
-    /** Hands over what the CQ holds now, this QP's completions and the others'. */
+    /** Hands over everything the CQ holds now, this QP's completions and the others'. */
     void drainCompletions() {
-        completionQueues.drain(completionQueue, true);
+        completionQueues.drain(completionQueue, false);
     }
 
     /**
