@@ -47,7 +47,8 @@ class VerbsPortDownVmTest extends ConformanceSupport {
     private static final String DEVICE = "rxe0";
     /** From the port going down to every future settled and both connections reported. */
     private static final Duration DEADLINE = Duration.ofSeconds(15);
-    private static final int SIZE = 256 * 1024;
+    /** Enough that the traffic outlasts starting {@code ip link set down} in the VM (about 5 s under TCG). */
+    private static final int SIZE = 1024 * 1024;
     private static final int OPERATIONS = 96;
     /** What an operation the port took down may fail with: the port's status, or flushed. */
     private static final Set<Status> PORT_DOWN = EnumSet.of(Status.NETWORK_UNREACHABLE, Status.CANCELED);
@@ -73,6 +74,9 @@ class VerbsPortDownVmTest extends ConformanceSupport {
         MemoryRegion clientMemory = closeLater(client.register(ByteBuffer.allocateDirect(2 * SIZE), ALL));
         MemoryRegion serverMemory = closeLater(server.register(ByteBuffer.allocateDirect(2 * SIZE), ALL));
 
+        // Looked up before the traffic starts: starting a process in the VM takes about as long as the traffic.
+        String netdev = netdevOf(DEVICE);
+        String defaultRoute = run("ip", "-4", "route", "show", "default").trim();
         List<CompletableFuture<Completion>> operations = new ArrayList<>();
         for (int i = 0; i < OPERATIONS; i++) {
             operations.add(serverEnd.receive(serverMemory, SIZE, SIZE));
@@ -85,8 +89,6 @@ class VerbsPortDownVmTest extends ConformanceSupport {
             operations.add(serverEnd.write(serverMemory, 0, clientMemory.remote(), 0, SIZE));
             operations.add(serverEnd.send(serverMemory, 0, SIZE));
         }
-        String netdev = netdevOf(DEVICE);
-        String defaultRoute = run("ip", "-4", "route", "show", "default").trim();
         long pending = operations.stream().filter(f -> !f.isDone()).count();
         long downAt = System.nanoTime();
         Duration settledAfter;
