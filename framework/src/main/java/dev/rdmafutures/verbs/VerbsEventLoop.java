@@ -271,13 +271,13 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         if (pollFds.getShort((asyncSlot() + 1) * PollFd.SIZE + PollFd.REVENTS) != 0) {
-            int fired;
+            int count;
             do {
-                fired = NativeVerbs.getCqEvents(compChannelHandle, firedAddress, FIRED_CAPACITY);
-                for (int i = 0; i < fired; i++) {
-                    completionQueues.onEvent(this.fired.getLong(i * Long.BYTES));
+                count = NativeVerbs.getCqEvents(compChannelHandle, firedAddress, FIRED_CAPACITY);
+                for (int i = 0; i < count; i++) {
+                    completionQueues.onEvent(fired.getLong(i * Long.BYTES));
                 }
-            } while (fired == FIRED_CAPACITY);
+            } while (count == FIRED_CAPACITY);
         }
         if (pollFds.getShort((asyncSlot() + 2) * PollFd.SIZE + PollFd.REVENTS) != 0) {
             NativeVerbs.drainWakeup(wakeupFd);
