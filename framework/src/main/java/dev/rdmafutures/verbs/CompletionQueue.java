@@ -110,6 +110,14 @@ final class CompletionQueue {
         return batchNext++ * Completion.SIZE;
     }
 
+    /**
+     * Whether the batch handed over last was shorter than {@value #POLL_BATCH} and is all handed over: the CQ was
+     * empty when it was polled.
+     */
+    boolean handedOverShortBatch() {
+        return batchNext == batchSize && batchSize < POLL_BATCH;
+    }
+
     private int poll() throws IOException {
         int polled = NativeVerbs.pollCq(handle, POLL_BATCH, batchAddress);
         if (polled < 0) {
@@ -164,9 +172,8 @@ final class CompletionQueue {
         return poll() > 0;
     }
 
-    /** The loop read an event for this CQ: acknowledge it (destroying waits for every acknowledgement). */
-    void onEvent() throws IOException {
-        cq.ackEvents(1);
+    /** The loop read and acknowledged an event for this CQ: the next {@link #arm()} asks for one again. */
+    void onEvent() {
         armed = false;
     }
 

@@ -91,7 +91,11 @@ final class CompletionQueues {
         }
     }
 
-    /** Polls every CQ until empty, running the poller's commands before each batch; the work done. */
+    /**
+     * The duty cycle's drain: polls every CQ, running the poller's commands before each batch, until a batch comes
+     * back short (the CQ was empty then; what arrived since waits for the next cycle, or for the poll that arming
+     * makes); the work done.
+     */
     int drainAll() {
         int work = 0;
         for (int i = 0; i < queues.size(); i++) { // by index: no iterator per cycle
@@ -102,25 +106,29 @@ final class CompletionQueues {
     }
 
     /**
-     * Hands {@code queue}'s completions to their queue pairs until it is empty; with {@code runCommands}, the
-     * commands handed over run before each batch, as the loop's poll does. A completion of a QP this loop no longer
-     * routes is dropped: its requests were settled when its connection ended.
+     * Hands {@code queue}'s completions to their queue pairs. The duty cycle's ({@code cycle}) runs the commands
+     * handed over before each batch and stops after a short one; any other (a queue pair's end, its release) polls
+     * until the CQ is empty, so no completion of a QP whose number is forgotten after it stays behind. A completion
+     * of a QP this loop no longer routes is dropped: its requests were settled when its connection ended.
      */
-    int drain(CompletionQueue queue, boolean runCommands) {
+    int drain(CompletionQueue queue, boolean cycle) {
         int work = 0;
         try {
             int at;
-            while ((at = queue.next(runCommands ? this.runCommands : noCommands)) >= 0) {
+            while ((at = queue.next(cycle ? runCommands : noCommands)) >= 0) {
                 VerbsQueuePair queuePair = byNumber.get(queue.qpNumber(at));
                 if (queuePair != null) {
                     queuePair.onCompletion(queue, at);
                 }
                 work++;
+                if (cycle && queue.handedOverShortBatch()) {
+                    break;
+                }
             }
         } catch (IOException e) {
             loop.poller().recordError("poll completion queue", e);
         }
-        if (runCommands) {
+        if (cycle) {
             work += commandWork;
             commandWork = 0;
         }
@@ -142,17 +150,11 @@ final class CompletionQueues {
         return false;
     }
 
-    /** The loop read a completion event for CQ {@code handle}. */
-    void onEvent(long handle) throws IOException {
+    /** The loop read (and acknowledged) a completion event for CQ {@code handle}: it may be armed again. */
+    void onEvent(long handle) {
         for (int i = 0; i < queues.size(); i++) {
             if (queues.get(i).handle() == handle) {
                 queues.get(i).onEvent();
-                return;
-            }
-        }
-        for (CompletionQueue queue : retired) {
-            if (queue.handle() == handle) {
-                queue.onEvent(); // destroying it waits for this acknowledgement
                 return;
             }
         }

@@ -6,8 +6,9 @@ import dev.rdmafutures.spi.WorkRequest;
  * The READs, WRITEs and SENDs a queue pair has posted and not yet reported, in posting order, each in the slot its
  * work requests name together with the sequence number of its post. Completions are matched to their request by
  * slot and reported in posting order, as a send queue's completions are meant to come: siw completes a WRITE or a
- * SEND as soon as it is sent, before the response to an earlier READ has arrived. A completion whose sequence
- * matches no slot belongs to a part of a READ whose post failed half-way. A fixed ring of the initiator depth, which
+ * SEND as soon as it is sent, before the response to an earlier READ has arrived. A request is added when it joins
+ * the duty cycle's chain, so the newest may not have reached the device yet. A completion whose sequence matches no
+ * slot belongs to a part of a READ whose post failed half-way. A fixed ring of the initiator depth, which
  * the core never exceeds. Poller thread only.
  */
 final class PostedSends {
@@ -102,6 +103,20 @@ final class PostedSends {
     /** Whether the oldest request completed successfully: only then may {@link #poll()} report it as done. */
     boolean oldestSucceeded() {
         return done[head] && statuses[head] == VerbsErrors.WC_SUCCESS;
+    }
+
+    /**
+     * Removes the {@code count} newest requests, which the device refused or never got, and returns them oldest
+     * first; their slots take new requests, and a completion of a part posted before the refusal matches none.
+     */
+    WorkRequest[] removeNewest(int count) {
+        WorkRequest[] newest = new WorkRequest[count];
+        for (int i = count - 1; i >= 0; i--) {
+            int slot = (head + --size) % requests.length;
+            newest[i] = requests[slot];
+            requests[slot] = null;
+        }
+        return newest;
     }
 
     /** Removes and returns the oldest request, or null. */

@@ -11,8 +11,9 @@ import java.util.ArrayDeque;
  * the receives of its own receive queue in order (or a shared queue's by slot), successful silent requests held until
  * a later one proves them done, and the cause every request not executed fails with: the remote error that broke the
  * connection, the local failure that ended it, or its end. A flush seen while the connection still looks established
- * waits for that cause, which the device's event or the CM's DISCONNECTED may bring only after the flush. Poller
- * thread only.
+ * waits for that cause, which the device's event or the CM's DISCONNECTED may bring only after the flush. Requests
+ * are added when they join the duty cycle's chain: those the device refuses are taken back, and those the
+ * connection's end finds not yet posted end as {@link #settleRemaining()} ends the flushed ones. Poller thread only.
  */
 final class RequestOutcomes {
     private final VerbsConnection connection;
@@ -56,6 +57,20 @@ final class RequestOutcomes {
 
     void addReceive(WorkRequest request) {
         receiveQueue.add(request);
+    }
+
+    /** Takes back the {@code count} newest send-queue requests, which the device refused: oldest first. */
+    WorkRequest[] removeNewestSends(int count) {
+        return sends.removeNewest(count);
+    }
+
+    /** Takes back the {@code count} newest receives of the own receive queue, which the device refused: oldest first. */
+    WorkRequest[] removeNewestReceives(int count) {
+        WorkRequest[] newest = new WorkRequest[count];
+        for (int i = count - 1; i >= 0; i--) {
+            newest[i] = receiveQueue.pollLast();
+        }
+        return newest;
     }
 
     /** A send-queue completion: reports the oldest requests done, in posting order. */

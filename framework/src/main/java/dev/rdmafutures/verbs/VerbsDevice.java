@@ -172,6 +172,18 @@ final class VerbsDevice implements ProviderDevice {
         return target != null && target.execute(task);
     }
 
+    /** The loop of the poller running this thread, or null on any other thread. */
+    VerbsEventLoop loopOnThisThread() {
+        synchronized (loops) {
+            for (int i = 0; i < loops.size(); i++) { // by index: no iterator per receive
+                if (loops.get(i).poller().inPollerThread()) {
+                    return loops.get(i);
+                }
+            }
+        }
+        return null;
+    }
+
     /** Wraps an id the CM created for a connect request (it reports on its listener's channel). */
     RdmaCmId wrapRequestId(long handle, RdmaEventChannel channel) throws IOException {
         NatCmaIdPrivate id = new NatCmaIdPrivate(handle, channel, dispatcher);

@@ -168,8 +168,20 @@ final class VerbsErrors {
 
     /** {@code call} ({@code ibv_post_send}, {@code ibv_post_recv}, ...) refused work request {@code index}. */
     static RdmaException postFailed(String call, int errno, int index) {
-        return new RdmaException(errno == ENOMEM ? Status.INSUFFICIENT_RESOURCES : Status.INVALID_PARAMETER,
+        return new RdmaException(postStatus(errno),
                 call + " failed: errno " + errno + (index > 0 ? " at work request " + index : ""));
+    }
+
+    /**
+     * A request chained behind one the device refused with {@code errno}: not posted either, with the same status.
+     */
+    static RdmaException notPosted(String call, int errno) {
+        return new RdmaException(postStatus(errno),
+                "not posted: " + call + " refused an earlier request of the chain (errno " + errno + ")");
+    }
+
+    private static Status postStatus(int errno) {
+        return errno == ENOMEM ? Status.INSUFFICIENT_RESOURCES : Status.INVALID_PARAMETER;
     }
 
     /**

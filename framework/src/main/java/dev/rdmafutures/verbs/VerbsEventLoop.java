@@ -34,6 +34,8 @@ import java.util.Map;
 final class VerbsEventLoop implements EventLoop {
     /** In spin modes CM channels and device events are checked every this many polls; a blocking wait always. */
     private static final int EVENT_CHECK_INTERVAL = 64;
+    /** CQ events read per call: one per CQ that fired, and a loop has few CQs. */
+    private static final int FIRED_CAPACITY = 16;
 
     private final VerbsDevice device;
     private final PollerContext poller;
@@ -48,8 +50,12 @@ final class VerbsEventLoop implements EventLoop {
     private final ByteBuffer eventInfo = direct(NativeVerbs.CM_EVENT_INFO_SIZE);
     private final long eventInfoAddress = MemoryUtils.getAddress(eventInfo);
     private final CmEvent event = new CmEvent(eventInfo);
+    private final ByteBuffer fired = direct(FIRED_CAPACITY * Long.BYTES);
+    private final long firedAddress = MemoryUtils.getAddress(fired);
     private final Map<Long, VerbsConnection> connectionsById = new HashMap<>();
     private final CompletionQueues completionQueues;
+    /** Queue pairs and shared receive queues with work requests gathered this duty cycle, each listed once. */
+    private final ArrayList<PendingPosts> unposted = new ArrayList<>();
     private boolean commandsRan;
     /** CM ids destroyed so far: destroying an id drops its events that wait on the channel. */
     private long idsDestroyed;
@@ -179,10 +185,21 @@ final class VerbsEventLoop implements EventLoop {
         return work;
     }
 
-    /** Every post reaches the device when it is made (one {@code ibv_post_send} per request): nothing waits here. */
+    /** {@code posts} gathered work requests this duty cycle: they are posted at its flush. */
+    void postLater(PendingPosts posts) {
+        unposted.add(posts);
+    }
+
+    /** Posts each queue's chain of this duty cycle with one call: one doorbell per queue pair, not per request. */
     @Override
     public int flush() {
-        return 0;
+        int work = 0;
+        // By index, to the end as it grows: a refused request's callback may post again, to be posted here too.
+        for (int i = 0; i < unposted.size(); i++) {
+            work += unposted.get(i).postPending();
+        }
+        unposted.clear();
+        return work;
     }
 
     /**
@@ -254,16 +271,17 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         if (pollFds.getShort((asyncSlot() + 1) * PollFd.SIZE + PollFd.REVENTS) != 0) {
-            long fired;
-            while ((fired = NativeVerbs.getCqEvent(compChannelHandle, 0)) > 0) {
-                try {
-                    completionQueues.onEvent(fired);
-                } catch (IOException e) {
-                    poller.recordError("acknowledge completion event", e);
+            int count;
+            do {
+                count = NativeVerbs.getCqEvents(compChannelHandle, firedAddress, FIRED_CAPACITY);
+                for (int i = 0; i < count; i++) {
+                    completionQueues.onEvent(fired.getLong(i * Long.BYTES));
                 }
-            }
+            } while (count == FIRED_CAPACITY);
         }
-        NativeVerbs.drainWakeup(wakeupFd);
+        if (pollFds.getShort((asyncSlot() + 2) * PollFd.SIZE + PollFd.REVENTS) != 0) {
+            NativeVerbs.drainWakeup(wakeupFd);
+        }
     }
 
     @Override
@@ -334,6 +352,7 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         connectionsById.clear();
+        flush(); // what remains is shared receive queues': their receives outlive this loop's connections
         for (Channel channel : channels) {
             if (channel.listener != null) {
                 VerbsDevice.destroyQuietly(channel.listener.id());

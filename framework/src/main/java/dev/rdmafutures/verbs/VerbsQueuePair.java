@@ -8,17 +8,21 @@ import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
+import java.util.ArrayDeque;
 
 /**
  * One connection's reliable-connected QP, created with the connection's granted {@link QueueDepths} (segments per
  * request included) and taking its receives from its own receive queue or from a {@link VerbsSharedReceiveQueue},
- * with room in its loop's shared CQ for every completion the QP can produce, so it cannot overrun: posting through
- * reused native work-request lists ({@link SendList}, {@link ReceiveList}), and the completions its loop hands over to
+ * with room in its loop's shared CQ for every completion the QP can produce, so it cannot overrun. A duty cycle's
+ * requests join reused native chains ({@link SendList}, {@link ReceiveList}) in posting order, and the loop's flush
+ * posts each chain with one call, one doorbell ({@link #postPending()}); a window bind or invalidation posts the send
+ * chain at once, as the provider reads the window's rkey when it is posted. The completions its loop hands over go to
  * {@link RequestOutcomes}, which says how each request ends. The core never has more requests outstanding than the
- * depths (a silent one keeps its slot until proven done, after its WQE is retired), so every post finds room; reads
- * beyond the outbound read limit wait in the send queue, the device starting them in order. Poller thread only.
+ * depths (a silent one keeps its slot until proven done, after its WQE is retired), so every chain and post finds
+ * room; reads beyond the outbound read limit wait in the send queue, the device starting them in order. Poller
+ * thread only.
  */
-final class VerbsQueuePair {
+final class VerbsQueuePair implements PendingPosts {
     /** Work-request id bits: a receive (the low 32 bits are a shared receive queue's slot), a part of a READ. */
     static final long RECEIVE_ID = 1L << 62;
     private static final long PART_ID = 1L << 61;
@@ -39,6 +43,10 @@ final class VerbsQueuePair {
     private final int sendSge;
     private final SendList sendList;
     private final ReceiveList receiveList;
+    /** Requests the device refused, failed after the post that refused them, in order. */
+    private final ArrayDeque<Refusal> refused = new ArrayDeque<>();
+    /** Listed with the loop for its duty cycle's flush. */
+    private boolean listed;
     private long handle;
     private int number;
     private long idHandle;
@@ -66,10 +74,10 @@ final class VerbsQueuePair {
         this.sendRequests = depths.initiator()
                 * SendList.parts(SendList.segments(depths.initiatorSge(), shortCrossings), device.maxReadSge(),
                 device.bindsWindows());
-        this.sendList = new SendList(depths.initiatorSge(), device.maxReadSge(), device.emptySink(), shortCrossings,
-                device.bindsWindows());
+        this.sendList = new SendList(depths.initiator(), depths.initiatorSge(), device.maxReadSge(),
+                device.emptySink(), shortCrossings, device.bindsWindows());
         this.receiveList = sharedQueue == null
-                ? new ReceiveList(depths.receiveSge(), device.emptySink()) : null;
+                ? new ReceiveList(depths.receive(), depths.receiveSge(), device.emptySink()) : null;
         this.outcomes = new RequestOutcomes(connection, sharedQueue, connectionEvents, device,
                 depths.initiator());
         // Room in the loop's CQ for everything the QP can complete: every send-queue work request (a failure
@@ -143,53 +151,135 @@ final class VerbsQueuePair {
 
     // --- posting -----------------------------------------------------------------------------------------------
 
-    /** Posts {@code request}; the core's slots guarantee its queue has room. */
+    /** Posts {@code request}: it joins this duty cycle's chain; the core's slots guarantee the chain has room. */
     void post(WorkRequest request) {
         switch (request.kind()) {
-            case RECEIVE -> postReceive(request);
+            case RECEIVE -> {
+                receiveList.write(request, RECEIVE_ID);
+                outcomes.addReceive(request);
+                postLater();
+            }
             case BIND_WINDOW, INVALIDATE_WINDOW -> postWindow(request);
             // The core posts none where AdapterInfo says so; libibverbs fast-registers for kernel users only.
             case FAST_REGISTER -> request.completion().failed(new RdmaException(Status.NOT_SUPPORTED,
                     "verbs has no fast registration"));
-            default -> postSend(request);
+            default -> {
+                int posted = sequence++;
+                long wrId = outcomes.nextSendId(posted);
+                sendList.write(request, wrId, wrId | PART_ID);
+                outcomes.addSend(request, posted);
+                postLater();
+            }
+        }
+    }
+
+    private void postLater() {
+        if (!listed) {
+            listed = true;
+            loop.postLater(this);
         }
     }
 
     private void postWindow(WorkRequest request) {
         int posted = sequence++;
         long wrId = outcomes.nextSendId(posted);
-        VerbsWindow window = (VerbsWindow) request.window();
-        int token;
         try {
-            token = window.post(request, sendList, this, handle, wrId, wrId | PART_ID);
+            ((VerbsWindow) request.window()).post(request, this, posted, wrId, wrId | PART_ID);
         } catch (RdmaException e) {
             request.completion().failed(e);
             return;
         }
-        outcomes.addWindowRequest(request, posted, token);
+        failRefused();
     }
 
-    private void postSend(WorkRequest request) {
-        int posted = sequence++;
-        long wrId = outcomes.nextSendId(posted);
-        sendList.write(request, wrId, wrId | PART_ID);
-        int rc = NativeVerbs.postSend(handle, sendList.address(), sendList.badIndexAddress());
-        if (rc < 0) {
-            // Parts of a split READ before the refused one may be posted: their sequence matches no request.
-            request.completion().failed(VerbsErrors.postFailed("ibv_post_send", -rc, sendList.badIndex()));
-            return;
+    /** The send chain, for a window to append its bind or invalidation to. */
+    SendList sendList() {
+        return sendList;
+    }
+
+    /**
+     * Posts the send chain, which ends with window request {@code request} (posted with {@code sequence}, giving or
+     * revoking {@code token}); true if the device took it all, else the refused requests fail once the window's
+     * lock is let go.
+     */
+    boolean postWithWindowRequest(WorkRequest request, int sequence, int token) {
+        outcomes.addWindowRequest(request, sequence, token);
+        return postSends();
+    }
+
+    /**
+     * The loop's flush: posts the receive chain, then the send chain, one call each. A connection no longer
+     * established posts nothing more: its chains are dropped, and its end settles their requests as it settles the
+     * ones the device flushed.
+     */
+    @Override
+    public int postPending() {
+        listed = false;
+        int handled = (receiveList == null ? 0 : receiveList.size()) + sendList.requests();
+        if (!connection.isEstablished()) {
+            dropPending();
+            return handled;
         }
-        outcomes.addSend(request, posted);
+        if (receiveList != null && !receiveList.isEmpty()) {
+            postReceives();
+        }
+        if (!sendList.isEmpty()) {
+            postSends();
+        }
+        failRefused();
+        return handled;
     }
 
-    private void postReceive(WorkRequest request) {
-        receiveList.write(request, RECEIVE_ID);
+    private void dropPending() {
+        sendList.clear();
+        if (receiveList != null) {
+            receiveList.clear();
+        }
+    }
+
+    /** One {@code ibv_post_send} of the chain; false when the device refused a part, whose requests are taken back. */
+    private boolean postSends() {
+        int rc = NativeVerbs.postSend(handle, sendList.address(), sendList.badIndexAddress());
+        boolean took = rc >= 0;
+        if (!took) {
+            // The requests from the refused one on did not reach the device; parts of a split READ before the
+            // refused one may have, and their completions match no request then.
+            int bad = sendList.badIndex();
+            int first = sendList.requestAt(bad);
+            refuse(outcomes.removeNewestSends(sendList.requests() - first), "ibv_post_send", -rc,
+                    bad - sendList.start(first));
+        }
+        sendList.clear();
+        return took;
+    }
+
+    private void postReceives() {
         int rc = NativeVerbs.postRecv(handle, receiveList.address(), receiveList.badIndexAddress());
         if (rc < 0) {
-            request.completion().failed(VerbsErrors.postFailed("ibv_post_recv", -rc, 0));
-            return;
+            refuse(outcomes.removeNewestReceives(receiveList.size() - receiveList.badIndex()), "ibv_post_recv", -rc,
+                    0);
         }
-        outcomes.addReceive(request);
+        receiveList.clear();
+    }
+
+    /** Queues {@code requests} to fail: the first refused at its work request {@code index}, the rest behind it. */
+    private void refuse(WorkRequest[] requests, String call, int errno, int index) {
+        for (int i = 0; i < requests.length; i++) {
+            refused.add(new Refusal(requests[i], i == 0 ? VerbsErrors.postFailed(call, errno, index)
+                    : VerbsErrors.notPosted(call, errno)));
+        }
+    }
+
+    /** Fails the refused requests in order; those a callback's post has refused meanwhile join the end. */
+    private void failRefused() {
+        Refusal next;
+        while ((next = refused.poll()) != null) {
+            next.request().completion().failed(next.error());
+        }
+    }
+
+    /** A request the device refused, and why. */
+    private record Refusal(WorkRequest request, RdmaException error) {
     }
 
     // --- completions -------------------------------------------------------------------------------------------
@@ -199,9 +289,9 @@ final class VerbsQueuePair {
         return completionQueue.handle() == cqHandle;
     }
 
-    /** Hands over what the CQ holds now, this QP's completions and the others'. */
+    /** Hands over everything the CQ holds now, this QP's completions and the others'. */
     void drainCompletions() {
-        completionQueues.drain(completionQueue, true);
+        completionQueues.drain(completionQueue, false);
     }
 
     /**
@@ -226,9 +316,10 @@ final class VerbsQueuePair {
     /**
      * Completes every request this QP still holds: what the CQ reports first (a shared receive queue's receives
      * taken by this QP have no other way back; the other QPs' completions go to them), then the rest as
-     * {@link RequestOutcomes#settleRemaining()} says.
+     * {@link RequestOutcomes#settleRemaining()} says, those of the chains not yet posted among them.
      */
     void failOutstanding() {
+        dropPending(); // the newest outstanding requests, settled below: the QP is about to go
         completionQueues.drain(completionQueue, false);
         outcomes.settleRemaining();
     }

@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * An {@code ibv_srq} shared by QPs on any poller. A posted receive takes a slot of a table owned here, and its
  * work-request id names the slot: whichever QP the device gives the receive to reports it on its loop's CQ, on its
  * own poller, and {@link #take} hands the request back, so the table is guarded by this object's lock and nothing is
- * allocated per receive.
+ * allocated per receive. Receives posted on a poller join one chain, which that poller's loop posts with one
+ * {@code ibv_post_srq_recv} at its duty cycle's flush ({@link #postPending()}), with whatever other pollers added
+ * meanwhile; a receive posted on another thread is posted at once.
  *
  * <p>The limit ({@code srq_limit}) is armed on the device, which raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} as soon as
  * fewer receives than it remain; {@link DeviceEvents} routes that here and the limit is reported at once, with the
@@ -24,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>Closing fails the posted receives with CANCELED and destroys the queue after its last QP. A QP that ends takes
  * none of the other receives with it: the device returns only the one it was filling, failed, on that QP's CQ.
  */
-final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
+final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, PendingPosts {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsSharedReceiveQueue.class);
 
     private final VerbsDevice device;
@@ -39,6 +41,8 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
     private int threshold;
     private boolean armed;
     private int queuePairs;
+    /** The chain is listed with a loop for its flush. Guarded by this. */
+    private boolean listed;
     private boolean closed;
     private boolean destroyed;
 
@@ -47,7 +51,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
         this.handle = handle;
         this.depth = depth;
         this.events = events;
-        this.list = new ReceiveList(maxSge, device.emptySink());
+        this.list = new ReceiveList(depth, maxSge, device.emptySink());
         this.slots = new WorkRequest[depth];
         this.free = new int[depth];
         for (int i = 0; i < depth; i++) {
@@ -69,6 +73,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
     @Override
     public void post(WorkRequest receive) {
         RdmaException refused;
+        boolean listNow = false;
         synchronized (this) {
             refused = closed ? new RdmaException(Status.CANCELED, this + " was closed") : null;
             if (refused == null && freeCount == 0) {
@@ -78,19 +83,62 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
             if (refused == null) {
                 int slot = free[--freeCount];
                 list.write(receive, VerbsQueuePair.RECEIVE_ID | slot);
-                int rc = NativeVerbs.postSrqRecv(handle, list.address(), list.badIndexAddress());
-                if (rc < 0) {
-                    free[freeCount++] = slot;
-                    refused = VerbsErrors.postFailed("ibv_post_srq_recv", -rc, 0);
-                } else {
-                    slots[slot] = receive;
-                    posted++;
-                }
+                slots[slot] = receive;
+                posted++;
+                listNow = !listed;
+                listed = true;
             }
         }
         if (refused != null) {
             receive.completion().failed(refused);
+        } else if (listNow) {
+            VerbsEventLoop loop = device.loopOnThisThread();
+            if (loop != null) {
+                loop.postLater(this);
+            } else {
+                postPending();
+            }
         }
+    }
+
+    /**
+     * Posts the receives chained so far, whichever poller added them, with one {@code ibv_post_srq_recv}; fails
+     * those the device refused.
+     */
+    @Override
+    public int postPending() {
+        WorkRequest[] refused;
+        int errno;
+        int count;
+        synchronized (this) {
+            listed = false;
+            count = list.size();
+            if (count == 0) {
+                return 0;
+            }
+            int rc = NativeVerbs.postSrqRecv(handle, list.address(), list.badIndexAddress());
+            errno = -rc;
+            refused = rc < 0 ? takeRefused(list.badIndex(), count) : null;
+            list.clear();
+        }
+        for (int i = 0; refused != null && i < refused.length; i++) {
+            refused[i].completion().failed(i == 0 ? VerbsErrors.postFailed("ibv_post_srq_recv", errno, 0)
+                    : VerbsErrors.notPosted("ibv_post_srq_recv", errno));
+        }
+        return count;
+    }
+
+    /** Frees the slots of chained receives {@code from} to {@code to}, which the device refused; returns them. */
+    private WorkRequest[] takeRefused(int from, int to) {
+        WorkRequest[] refused = new WorkRequest[to - from];
+        for (int i = from; i < to; i++) {
+            int slot = (int) list.wrId(i);
+            refused[i - from] = slots[slot];
+            slots[slot] = null;
+            free[freeCount++] = slot;
+            posted--;
+        }
+        return refused;
     }
 
     /**
@@ -119,8 +167,10 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
         return receive;
     }
 
+    /** Posts the chained receives first, so that the device counts what this queue counts. */
     @Override
     public void armLimit(int limit) {
+        postPending();
         int reached = -1;
         synchronized (this) {
             if (closed) {
@@ -203,6 +253,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
             }
             closed = true;
             armed = false;
+            list.clear(); // its receives are among those failed below
             failed = new WorkRequest[posted];
             int n = 0;
             for (int i = 0; i < slots.length; i++) {

@@ -68,14 +68,14 @@ final class VerbsWindow implements ProviderWindow {
     }
 
     /**
-     * Writes a BIND_WINDOW or INVALIDATE_WINDOW {@code request} into {@code list} under {@code wrId} (an invalidation
-     * before a bind under {@code partId}) and posts it on {@code queuePair}, whose handle is {@code qpHandle}; returns
-     * the token it gives (a bind) or revokes (an invalidation).
+     * Appends a BIND_WINDOW or INVALIDATE_WINDOW {@code request} to {@code queuePair}'s send chain under {@code wrId}
+     * (an invalidation before a bind under {@code partId}) and posts the chain at once, under this window's lock: the
+     * provider reads the window's current rkey from {@code struct ibv_mw} when the bind is posted, and the next bind
+     * must find the one this bind gives. What the device holds changes only if it took the request.
      *
-     * @throws RdmaException INVALID_DEVICE_STATE when the window was closed, or the post's failure
+     * @throws RdmaException INVALID_DEVICE_STATE when the window was closed (nothing was appended)
      */
-    synchronized int post(WorkRequest request, SendList list, VerbsQueuePair queuePair, long qpHandle, long wrId,
-                          long partId) {
+    synchronized void post(WorkRequest request, VerbsQueuePair queuePair, int sequence, long wrId, long partId) {
         if (closed) {
             throw new RdmaException(Status.INVALID_DEVICE_STATE, "the memory window was closed");
         }
@@ -83,15 +83,15 @@ final class VerbsWindow implements ProviderWindow {
         int next = bind ? (rkey & ~0xFF) | ((rkey + 1) & 0xFF) : rkey;
         VerbsRegion region = bind ? (VerbsRegion) request.region(0) : null;
         long base = bind ? region.address() + request.offset(0) : 0;
+        SendList list = queuePair.sendList();
         if (bind) {
             list.writeBind(wrId, partId, boundOver != null, handle, rkey, next, region.mrHandle(), base,
                     request.segmentLength(0), accessOf(request.flags()));
         } else {
             list.writeInvalidate(wrId, rkey);
         }
-        int rc = NativeVerbs.postSend(qpHandle, list.address(), list.badIndexAddress());
-        if (rc < 0) {
-            throw VerbsErrors.postFailed("ibv_post_send", -rc, list.badIndex());
+        if (!queuePair.postWithWindowRequest(request, sequence, next)) {
+            return;
         }
         if (bind) {
             rkey = next;
@@ -102,7 +102,6 @@ final class VerbsWindow implements ProviderWindow {
             boundOver = null;
             boundOn = null;
         }
-        return next;
     }
 
     private static int accessOf(int flags) {

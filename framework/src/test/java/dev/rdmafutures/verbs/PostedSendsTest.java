@@ -113,6 +113,24 @@ class PostedSendsTest {
     }
 
     @Test
+    void theRequestsARefusedChainDidNotPostAreTakenBackInOrderAndTheirSlotsServeTheNext() {
+        PostedSends sends = new PostedSends(4);
+        post(sends, "posted", 1);
+        long refused = post(sends, "refused", 2);
+        post(sends, "behind", 3);
+        assertThat(sends.removeNewest(2)).containsExactly(new Named("refused"), new Named("behind"));
+        // A part of the refused READ that reached the device matches nothing, neither now nor once its slot is
+        // taken again.
+        assertThat(sends.complete(refused, true, REM_ACCESS_ERR, 0)).isFalse();
+        long next = post(sends, "next", 4);
+        assertThat(next & 0xFF_FFFF).isEqualTo(refused & 0xFF_FFFF);
+        assertThat(sends.complete(refused, true, REM_ACCESS_ERR, 0)).isFalse();
+        assertThat(sends.poll()).isEqualTo(new Named("posted"));
+        assertThat(sends.poll()).isEqualTo(new Named("next"));
+        assertThat(sends.poll()).isNull();
+    }
+
+    @Test
     void slotsComeBackInTurnAroundTheRing() {
         PostedSends sends = new PostedSends(2);
         for (int i = 0; i < 5; i++) {

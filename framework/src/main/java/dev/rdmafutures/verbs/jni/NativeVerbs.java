@@ -145,8 +145,11 @@ public final class NativeVerbs {
      */
     public static native int layout(long out, int capacity);
 
-    /** Waits up to {@code timeoutMs} for a completion event and returns the CQ that fired (ack with DiSNI's ackEvents). */
-    public static native long getCqEvent(long compChannel, int timeoutMs);
+    /**
+     * Reads the completion events waiting on the channel without blocking, acknowledging each: writes the handles of
+     * up to {@code capacity} CQs that fired (u64 each) to {@code out} and returns their count.
+     */
+    public static native int getCqEvents(long compChannel, long out, int capacity);
 
     /**
      * Polls up to {@code capacity} completions into as many {@code struct ibv_wc} at {@code out}; the count or a

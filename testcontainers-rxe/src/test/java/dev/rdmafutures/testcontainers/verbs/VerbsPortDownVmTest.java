@@ -15,6 +15,8 @@ import dev.rdmafutures.conformance.ConformanceSupport;
 import dev.rdmafutures.conformance.ProviderFixture;
 import dev.rdmafutures.testcontainers.InRdmaVm;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,7 +49,8 @@ class VerbsPortDownVmTest extends ConformanceSupport {
     private static final String DEVICE = "rxe0";
     /** From the port going down to every future settled and both connections reported. */
     private static final Duration DEADLINE = Duration.ofSeconds(15);
-    private static final int SIZE = 256 * 1024;
+    /** Enough that the traffic lasts seconds in the VM, whatever else the host runs. */
+    private static final int SIZE = 1024 * 1024;
     private static final int OPERATIONS = 96;
     /** What an operation the port took down may fail with: the port's status, or flushed. */
     private static final Set<Status> PORT_DOWN = EnumSet.of(Status.NETWORK_UNREACHABLE, Status.CANCELED);
@@ -73,6 +76,10 @@ class VerbsPortDownVmTest extends ConformanceSupport {
         MemoryRegion clientMemory = closeLater(client.register(ByteBuffer.allocateDirect(2 * SIZE), ALL));
         MemoryRegion serverMemory = closeLater(server.register(ByteBuffer.allocateDirect(2 * SIZE), ALL));
 
+        // Processes start before the traffic: starting one in the VM takes seconds, longer than the traffic lasts.
+        String netdev = netdevOf(DEVICE);
+        String defaultRoute = run("ip", "-4", "route", "show", "default").trim();
+        Process ip = new ProcessBuilder("ip", "-batch", "-").redirectErrorStream(true).start();
         List<CompletableFuture<Completion>> operations = new ArrayList<>();
         for (int i = 0; i < OPERATIONS; i++) {
             operations.add(serverEnd.receive(serverMemory, SIZE, SIZE));
@@ -85,13 +92,16 @@ class VerbsPortDownVmTest extends ConformanceSupport {
             operations.add(serverEnd.write(serverMemory, 0, clientMemory.remote(), 0, SIZE));
             operations.add(serverEnd.send(serverMemory, 0, SIZE));
         }
-        String netdev = netdevOf(DEVICE);
-        String defaultRoute = run("ip", "-4", "route", "show", "default").trim();
         long pending = operations.stream().filter(f -> !f.isDone()).count();
         long downAt = System.nanoTime();
         Duration settledAfter;
         try {
-            run("ip", "link", "set", netdev, "down");
+            try (Writer commands = new OutputStreamWriter(ip.getOutputStream(), StandardCharsets.US_ASCII)) {
+                commands.write("link set " + netdev + " down\n"); // ip runs it as soon as it reads the line
+            }
+            String output = new String(ip.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(ip.waitFor(30, TimeUnit.SECONDS) && ip.exitValue() == 0).as("ip link set down: %s", output)
+                    .isTrue();
 
             CompletableFuture<Void> settled = CompletableFuture.allOf(operations.stream()
                     .map(f -> f.handle((done, error) -> null)).toArray(CompletableFuture[]::new));
