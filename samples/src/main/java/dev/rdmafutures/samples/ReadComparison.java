@@ -64,9 +64,9 @@ final class ReadComparison {
         Rate tcpRate = new Rate();
         Rate readRate = new Rate();
         try (TcpPeer tcp = new TcpPeer();
-             RdmaRuntime server = builder().threadNamePrefix("demo-server").pollerThreads(0).build();
+             RdmaRuntime server = builder(provider).threadNamePrefix("demo-server").pollerThreads(0).build();
              ServerThread rdmaServer = new ServerThread("demo-rdma-server", server::poll);
-             RdmaRuntime client = builder().pollerThreads(0).build()) {
+             RdmaRuntime client = builder(provider).pollerThreads(0).build()) {
             server.handOver(rdmaServer.thread);
             rdmaServer.resume();
             RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
@@ -127,13 +127,14 @@ final class ReadComparison {
         return size > 4096 ? 5000 : 20000;
     }
 
-    private RdmaRuntime.Builder builder() {
+    /** A runtime builder for {@code provider}; soft without MPA CRC, as bin/bench runs it. */
+    static RdmaRuntime.Builder builder(String provider) {
         RdmaRuntime.Builder b = RdmaRuntime.builder().provider(provider);
         return provider.equals("soft") ? b.providerOption("soft.crc", "false") : b;
     }
 
     /** Busy-polls the client runtime on this thread until {@code future} is done, within a deadline. */
-    private static <T> T drive(RdmaRuntime client, CompletableFuture<T> future) throws Exception {
+    static <T> T drive(RdmaRuntime client, CompletableFuture<T> future) throws Exception {
         long deadline = System.nanoTime() + WAIT_NANOS;
         while (!future.isDone()) {
             client.poll();

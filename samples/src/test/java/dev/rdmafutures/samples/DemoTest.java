@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class DemoTest {
@@ -24,5 +26,13 @@ class DemoTest {
                 .containsPattern("poller rdmafutures-poller-0: [1-9]\\d* duty cycles")
                 .containsPattern("verdict: an 8 B READ takes \\d+\\.\\d\\dx the TCP round trip \\((RDMA|TCP) is faster\\); 64 KiB READs move \\d+\\.\\d\\dx a TCP stream")
                 .contains("demo finished: OK");
+        Matcher rate = Pattern.compile("READ (\\d+) ops/s \\| TCP (\\d+) requests/s   ratio (\\d+\\.\\d\\d)x").matcher(out);
+        assertThat(rate.find()).as(out).isTrue();
+        // That both sides ran, not a target: on a shared 2-core machine whose cores two VMs took, both fell to ~3,000/s.
+        assertThat(Long.parseLong(rate.group(1))).isPositive();
+        assertThat(Long.parseLong(rate.group(2))).isPositive();
+        assertThat(Double.parseDouble(rate.group(3))).isBetween(0.01, 100.0);
+        assertThat(out).containsPattern("verdict: 8 B READs with 16 in flight complete at \\d+\\.\\d\\dx the rate of "
+                + "pipelined TCP requests \\((RDMA|TCP) is faster\\)");
     }
 }
