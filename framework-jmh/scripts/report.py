@@ -10,6 +10,7 @@ import os
 import re
 import sys
 
+from kv_report import kv_markdown
 from msgrate_report import msgrate_markdown, plot_msgrate
 from scale_report import (parallel_baselines, plot_pollers, plot_scale, poller_markdown, poller_targets,
                           scale_markdown, scale_targets, setup_rate_markdown, setup_rate_targets)
@@ -247,6 +248,7 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgra
     lines += poller_markdown(pollers)
     lines += msgrate_markdown(msgrate)
     lines += setup_rate_markdown(rates)
+    lines += kv_markdown(os.path.join(out_dir, "raw", "kv-host.json"))
     lines += ["## Allocation per operation (AllocationCheck)", "",
               "Exact bytes allocated in steady state by the thread that posts and completes the operations (an "
               "application-driven runtime) and by the server's poller thread. The B/op column of the results below "
@@ -278,7 +280,7 @@ def main(out_dir):
     msgrate = []  # msgrate-host-c<N>.json, one MessageRate run each
     for path in sorted(glob.glob(os.path.join(raw, "*.json"))):
         name = os.path.basename(path)
-        if name.startswith("iperf3"):
+        if name.startswith(("iperf3", "kv-")):  # kv-host.json: kv_report reads it
             continue
         if name == "pollers-host.json":
             pollers = {"results": json.load(open(path)), **parallel_baselines(raw)}

@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  * that accepts one client and rejects another with private data, a connect with private data and read limits,
  * the negotiated connection data, the rejection's error, a tour of the data path with every byte checked, the
  * runtime's metrics, a clean shutdown, and READ latency and throughput beside TCP on loopback, like for like
- * ({@link ReadComparison}). Prints a summary; exits 0 on success, 1 if any step did not behave.
+ * ({@link ReadComparison}), then the rate of 8 B READs with 16 in flight beside pipelined TCP requests
+ * ({@link MessageRateComparison}): the shapes {@code bin/bench} reports. Prints a summary; exits 0 on success, 1 if
+ * any step did not behave.
  */
 public final class Demo {
     private static final Duration WAIT = Duration.ofSeconds(15);
@@ -39,6 +41,7 @@ public final class Demo {
         int status = tour(provider, out);
         // After the tour's runtime is closed: nothing else runs while READ and TCP are measured.
         new ReadComparison(provider, out).run();
+        new MessageRateComparison(provider, out).run();
         out.println(status == 0 ? "demo finished: OK" : "demo finished: FAILED");
         return status;
     }

@@ -19,7 +19,6 @@ import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The demo's side-by-side: RDMA READ against plain TCP on loopback, like for like, set up as {@code bin/bench}'s
@@ -65,9 +64,9 @@ final class ReadComparison {
         Rate tcpRate = new Rate();
         Rate readRate = new Rate();
         try (TcpPeer tcp = new TcpPeer();
-             RdmaRuntime server = builder().threadNamePrefix("demo-server").pollerThreads(0).build();
+             RdmaRuntime server = builder(provider).threadNamePrefix("demo-server").pollerThreads(0).build();
              ServerThread rdmaServer = new ServerThread("demo-rdma-server", server::poll);
-             RdmaRuntime client = builder().pollerThreads(0).build()) {
+             RdmaRuntime client = builder(provider).pollerThreads(0).build()) {
             server.handOver(rdmaServer.thread);
             rdmaServer.resume();
             RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
@@ -128,13 +127,14 @@ final class ReadComparison {
         return size > 4096 ? 5000 : 20000;
     }
 
-    private RdmaRuntime.Builder builder() {
+    /** A runtime builder for {@code provider}; soft without MPA CRC, as bin/bench runs it. */
+    static RdmaRuntime.Builder builder(String provider) {
         RdmaRuntime.Builder b = RdmaRuntime.builder().provider(provider);
         return provider.equals("soft") ? b.providerOption("soft.crc", "false") : b;
     }
 
     /** Busy-polls the client runtime on this thread until {@code future} is done, within a deadline. */
-    private static <T> T drive(RdmaRuntime client, CompletableFuture<T> future) throws Exception {
+    static <T> T drive(RdmaRuntime client, CompletableFuture<T> future) throws Exception {
         long deadline = System.nanoTime() + WAIT_NANOS;
         while (!future.isDone()) {
             client.poll();
@@ -225,67 +225,6 @@ final class ReadComparison {
 
         double mibPerSecond() {
             return bytes / (nanos / 1e9) / (1 << 20);
-        }
-    }
-
-    /** A busy-polling server thread that sleeps while the other side is measured. */
-    private static final class ServerThread implements AutoCloseable {
-        final Thread thread;
-        private volatile boolean running;
-        /** Turns the thread has slept since it started; only it writes them. */
-        private volatile long sleeps;
-        private volatile boolean closed;
-        private volatile Throwable failure;
-
-        ServerThread(String name, Action step) {
-            thread = new Thread(() -> {
-                try {
-                    while (!closed) {
-                        if (running) {
-                            step.run();
-                        } else {
-                            sleeps++;
-                            LockSupport.park(this); // no timed wake-ups: they would take turns on the measured cores
-                        }
-                    }
-                } catch (Throwable e) {
-                    failure = e;
-                }
-            }, name);
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        void resume() {
-            running = true;
-            LockSupport.unpark(thread);
-        }
-
-        /**
-         * Stops the spinning and waits until the thread has seen it stop, so that it runs no further step. The count
-         * is read before the flag is cleared: read after, it could already hold the sleep it waits for, and the wait
-         * would never end (CI saw this once).
-         */
-        void pause() throws Exception {
-            long seen = sleeps;
-            running = false;
-            long deadline = System.nanoTime() + WAIT_NANOS;
-            while (sleeps == seen && failure == null) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException(thread.getName() + " did not stop within 15 s");
-                }
-                Thread.onSpinWait();
-            }
-            if (failure != null) {
-                throw new IllegalStateException(thread.getName() + " failed", failure);
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            closed = true;
-            LockSupport.unpark(thread);
-            thread.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NANOS));
         }
     }
 

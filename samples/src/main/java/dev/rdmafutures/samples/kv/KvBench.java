@@ -2,6 +2,7 @@ package dev.rdmafutures.samples.kv;
 
 import dev.rdmafutures.RdmaException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,8 +18,9 @@ import java.util.Locale;
  * and the value into the server's shared receive queue, acknowledged by a small Send. Each service has one client
  * thread, the load thread, which polls without blocking ({@code --client-idle}), and one server thread, which waits
  * as {@code --idle} says ({@link Waiting}); the header states both for each service. Prints throughput, latency
- * percentiles and round trips per GET of each service and, when both ran ({@code --services}), their ratios; every
- * value read is checked, and a wrong one fails the run (exit 1).
+ * percentiles and round trips per GET of each service and, when both ran ({@code --services}), their ratios, and with
+ * {@code --json FILE} writes the same as JSON ({@link KvJson}); every value read is checked, and a wrong one fails the
+ * run (exit 1).
  *
  * <pre>bin/kv [--provider soft|verbs] [--services rdma,tcp] [--connections 8] [--window 16] ...   (bin/kv --help)</pre>
  */
@@ -44,21 +46,27 @@ public final class KvBench {
             return 2;
         }
         LoadSpec load = options.load();
-        out.printf(Locale.ROOT, "KV service on %s: %d connections x window %d, %d keys of %d B, %.0f%% GET, "
-                        + "warm-up %.1f s, measured %.1f s%s%n", options.address().getHostAddress(),
+        List<String> header = new ArrayList<>();
+        header.add(String.format(Locale.ROOT, "KV service on %s: %d connections x window %d, %d keys of %d B, %.0f%% "
+                        + "GET, warm-up %.1f s, measured %.1f s%s", options.address().getHostAddress(),
                 load.connections(), load.window(), load.keys(), load.valueSize(), load.getRatio() * 100,
                 load.warmup().toMillis() / 1e3, load.duration().toMillis() / 1e3,
-                options.options().isEmpty() ? "" : ", provider options " + options.options());
-        out.println("  GET: " + KvLayout.forKeys(load.keys(), load.valueSize()).describe());
+                options.options().isEmpty() ? "" : ", provider options " + options.options()));
+        header.add("  GET: " + KvLayout.forKeys(load.keys(), load.valueSize()).describe());
         for (String service : options.services()) {
-            out.printf("  %-5s client thread: %s%n        server thread: %s%n", service + ":",
-                    options.waiting().describeClient(service), options.waiting().describeServer(service));
+            header.add(String.format("  %-5s client thread: %s", service + ":",
+                    options.waiting().describeClient(service)));
+            header.add("        server thread: " + options.waiting().describeServer(service));
         }
+        header.forEach(out::println);
         List<RunResult> results = new ArrayList<>();
         for (String service : options.services()) {
             results.add(service.equals("RDMA") ? rdma(options, out) : tcp(options, out));
         }
         print(out, results);
+        if (options.json() != null) {
+            Files.writeString(options.json(), KvJson.of(args, header, results));
+        }
         return results.stream().allMatch(RunResult::ok) ? 0 : 1;
     }
 
@@ -85,6 +93,12 @@ public final class KvBench {
         }
     }
 
+    /** RDMA over TCP: throughput, then p50, p99 and p99.9 latency. */
+    static double[] ratios(RunResult rdma, RunResult tcp) {
+        return new double[] {rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),
+            rdma.micros(99) / tcp.micros(99), rdma.micros(99.9) / tcp.micros(99.9)};
+    }
+
     /** The table of {@code results}, with the RDMA/TCP ratios when both services ran. */
     static void print(PrintStream out, List<RunResult> results) {
         out.println("service       ops/s   p50 us   p99 us p99.9 us       GETs  trips/GET       PUTs  torn reads");
@@ -94,11 +108,9 @@ public final class KvBench {
                     r.tornReads());
         }
         if (results.size() == 2) {
-            RunResult rdma = results.get(0);
-            RunResult tcp = results.get(1);
+            double[] r = ratios(results.get(0), results.get(1));
             out.printf(Locale.ROOT, "RDMA/TCP %9.2fx %7.2fx %7.2fx %7.2fx   (throughput: higher is better; latency: "
-                            + "lower)%n", rdma.throughput() / tcp.throughput(), rdma.micros(50) / tcp.micros(50),
-                    rdma.micros(99) / tcp.micros(99), rdma.micros(99.9) / tcp.micros(99.9));
+                    + "lower)%n", r[0], r[1], r[2], r[3]);
         }
         for (RunResult r : results) {
             out.println(r.ok() ? r.service() + ": every value read was checked: OK"

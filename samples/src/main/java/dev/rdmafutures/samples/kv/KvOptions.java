@@ -4,6 +4,7 @@ import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.RdmaRuntime;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -22,20 +23,22 @@ import java.util.stream.Stream;
  * @param options  provider options ({@link RdmaRuntime.Builder#providerOption}), e.g. {@code soft.crc=false}
  * @param address  where both servers listen
  * @param load     the load: connections, window, keys, value size, GET share, warm-up, duration
+ * @param json     where to write the header and the table as JSON too ({@link KvJson}), or null
  */
 record KvOptions(String provider, String device, Waiting waiting, List<String> services, Map<String, String> options,
-                 InetAddress address, LoadSpec load) {
+                 InetAddress address, LoadSpec load, Path json) {
     static final String USAGE = String.join("\n",
             "usage: bin/kv [--provider soft|verbs] [--device NAME] [--address IP] [--services rdma,tcp]",
             "              [--connections N] [--window W] [--duration SECONDS] [--warmup SECONDS]",
             "              [--value-size BYTES] [--keys N] [--get-ratio R] [--idle BACKOFF|BLOCKING|YIELD|BUSY_SPIN]",
-            "              [--client-idle YIELD|BUSY_SPIN] [--provider-option KEY=VALUE ...]",
+            "              [--client-idle YIELD|BUSY_SPIN] [--provider-option KEY=VALUE ...] [--json FILE]",
             "defaults: --provider soft --address 127.0.0.1 --services rdma,tcp --connections 8 --window 16",
             "          --duration 10 --warmup 2 --value-size 128 --keys 10000 --get-ratio 0.9",
             "          --idle BACKOFF: the server thread of both services (RDMA: the server runtime's poller; TCP: its",
             "            selector loop, selectNow and spin/yield, blocking in select for BACKOFF and BLOCKING)",
             "          --client-idle YIELD: the client thread of both, the load thread, which polls without blocking",
-            "            (RDMA: its application-driven runtime; TCP: its selector, with selectNow)");
+            "            (RDMA: its application-driven runtime; TCP: its selector, with selectNow)",
+            "          --json FILE: also writes the header and the table there as JSON (bin/bench's report reads it)");
 
     /** Parses the arguments; {@link IllegalArgumentException} with the reason for anything unknown or out of range. */
     static KvOptions parse(String... args) {
@@ -53,6 +56,7 @@ record KvOptions(String provider, String device, Waiting waiting, List<String> s
         int valueSize = 128;
         int keys = 10_000;
         double getRatio = 0.9;
+        Path json = null;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (i + 1 == args.length) {
@@ -81,6 +85,7 @@ record KvOptions(String provider, String device, Waiting waiting, List<String> s
                     case "--value-size" -> valueSize = Integer.parseInt(value);
                     case "--keys" -> keys = Integer.parseInt(value);
                     case "--get-ratio" -> getRatio = Double.parseDouble(value);
+                    case "--json" -> json = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + option);
                 }
             } catch (NumberFormatException e) {
@@ -93,7 +98,7 @@ record KvOptions(String provider, String device, Waiting waiting, List<String> s
         try {
             return new KvOptions(provider, device, new Waiting(clientIdle, idle), services, Map.copyOf(options),
                     InetAddress.getByName(address), LoadSpec.timed(connections, window, keys, valueSize, getRatio,
-                            seconds(warmup), seconds(duration)));
+                            seconds(warmup), seconds(duration)), json);
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("unknown address " + address);
         }

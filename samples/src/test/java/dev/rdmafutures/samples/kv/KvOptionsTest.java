@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmafutures.IdleStrategy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,8 @@ class KvOptionsTest {
                 Duration.ofSeconds(10)));
         assertThat(defaults.waiting()).isEqualTo(new Waiting(IdleStrategy.YIELD, IdleStrategy.BACKOFF));
         assertThat(defaults.services()).containsExactly("RDMA", "TCP");
+        assertThat(defaults.json()).isNull();
+        assertThat(KvOptions.parse("--json", "raw/kv.json").json()).isEqualTo(Path.of("raw/kv.json"));
         KvOptions o = KvOptions.parse("--provider", "verbs", "--device", "rxe0", "--window", "2", "--window", "4",
                 "--duration", "0.5", "--idle", "BLOCKING", "--client-idle", "BUSY_SPIN", "--provider-option",
                 "verbs.x=a=b", "--services", "tcp");

@@ -8,8 +8,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -90,11 +96,12 @@ class KvServiceTest {
     }
 
     @Test
-    void theBenchPrintsBothServicesAndTheirRatios() throws Exception {
+    void theBenchPrintsBothServicesAndTheirRatiosAndWritesTheSameAsJson(@TempDir Path dir) throws Exception {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        Path json = dir.resolve("kv.json");
         int status = KvBench.run(new String[] {"--connections", "2", "--window", "3", "--duration", "0.4",
-            "--warmup", "0.1", "--keys", "200", "--value-size", "40"}, new PrintStream(buffer, true,
-                StandardCharsets.UTF_8));
+            "--warmup", "0.1", "--keys", "200", "--value-size", "40", "--json", json.toString()},
+                new PrintStream(buffer, true, StandardCharsets.UTF_8));
         String out = buffer.toString(StandardCharsets.UTF_8);
         assertThat(status).as(out).isZero();
         assertThat(out).contains("RDMA: soft/").contains("RDMA/TCP").contains("RDMA: every value read was checked: OK")
@@ -104,6 +111,19 @@ class KvServiceTest {
                         + "        server thread: the server runtime's one poller (idle BACKOFF)")
                 .contains("TCP:  client thread: the load thread, polling its selector with selectNow (idle YIELD)\n"
                         + "        server thread: one selector loop (idle BACKOFF)");
+        // The report's table is bin/kv's: the JSON holds the header lines and the ratio row's numbers as printed.
+        String written = Files.readString(json);
+        assertThat(written).contains("\"--json\"", "\"  GET: values inline in 72-B index slots",
+                "\"        server thread: the server runtime's one poller (idle BACKOFF)\"", "\"service\": \"TCP\"",
+                "\"ok\": true, \"failure\": null");
+        Matcher printed = Pattern.compile("RDMA/TCP +([0-9.]+)x +([0-9.]+)x").matcher(out);
+        Matcher ratios = Pattern.compile("\"ratios\": \\{\"ops_per_s\": ([0-9.]+), \"p50\": ([0-9.]+)")
+                .matcher(written);
+        assertThat(printed.find() && ratios.find()).as(out + written).isTrue();
+        for (int i = 1; i <= 2; i++) {
+            assertThat(String.format(Locale.ROOT, "%.2f", Double.parseDouble(ratios.group(i))))
+                    .isEqualTo(printed.group(i));
+        }
         assertThat(KvBench.run(new String[] {"--window", "0"}, new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8))).isEqualTo(2);
     }
