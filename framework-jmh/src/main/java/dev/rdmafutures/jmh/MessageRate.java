@@ -37,9 +37,10 @@ import java.util.concurrent.atomic.LongAdder;
  *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
  *   of WRITE and SEND is disfavoured).</li>
  * </ul>
- * Each is warmed up for half of SECONDS, then measured for SECONDS: operations per second, and the CPU time (user and
- * system, all threads) per operation of the client process and of the server process, each read at the start and
- * the end of the measurement (Linux counts it in clock ticks, 10 ms: about 1% of a 1 s measurement). With the default
+ * Each is warmed up for half of SECONDS ({@code -Dbench.warmup=SECONDS} sets another time: under TCG the JIT needs
+ * seconds), then measured for SECONDS: operations per second, and the CPU time (user and system, all threads) per
+ * operation of the client process and of the server process, each read at the start and the end of the measurement
+ * (Linux counts it in clock ticks, 10 ms: about 1% of a 1 s measurement). With the default
  * driver each side has one busy thread in both systems; the other system's server side is closed meanwhile. Every
  * operation posted must complete (every SEND be received) or the run fails.
  *
@@ -59,6 +60,8 @@ public final class MessageRate {
         default -> throw new IllegalArgumentException("bench.baseline: nio or none, not "
                 + System.getProperty("bench.baseline"));
     };
+    /** Seconds of warm-up before each measurement; half of SECONDS when not set. */
+    private static final String WARM_UP_SECONDS = System.getProperty("bench.warmup");
     private static final com.sun.management.OperatingSystemMXBean CPU =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -176,12 +179,14 @@ public final class MessageRate {
     }
 
     /**
-     * Runs {@code load} for half of {@code nanos} to warm it up, then measures it for {@code nanos}. The measured time
-     * runs from after the server's first CPU reading to before its second: this thread drives the load meanwhile (an
-     * application-driven client polls nothing while it waits for an answer, which took over a second in the RDMA VM).
+     * Runs {@code load} to warm it up (half of {@code nanos} or {@code -Dbench.warmup}), then measures it for
+     * {@code nanos}. The measured time runs from after the server's first CPU reading to before its second: this
+     * thread drives the load meanwhile (an application-driven client polls nothing while it waits for an answer,
+     * which took over a second in the RDMA VM).
      */
     private static Rate measure(ChildJvm server, Load load, long nanos) throws Exception {
-        load.runUntil(System.nanoTime() + nanos / 2);
+        long warmUp = WARM_UP_SECONDS == null ? nanos / 2 : (long) (Double.parseDouble(WARM_UP_SECONDS) * 1e9);
+        load.runUntil(System.nanoTime() + warmUp);
         long serverStart = serverCpu(server);
         long[] start = sample(load);
         load.runUntil(start[0] + nanos);
