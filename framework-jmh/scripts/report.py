@@ -11,7 +11,7 @@ import re
 import sys
 
 from kv_report import kv_markdown
-from msgrate_report import msgrate_markdown, plot_msgrate
+from msgrate_report import msgrate_markdown, plot_msgrate, plot_vm_msgrate, vm_msgrate, vm_msgrate_markdown
 from scale_report import (parallel_baselines, plot_pollers, plot_scale, poller_markdown, poller_targets,
                           scale_markdown, scale_targets, setup_rate_markdown, setup_rate_targets)
 
@@ -232,7 +232,7 @@ def placement_markdown(path):
     return lines + [""]
 
 
-def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgrate):
+def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgrate, vm_rates):
     lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see the project README).",
              "Ratios compare numbers from this one run; the VM's RDMA is emulated (TCG), so only its ratios mean "
              "anything.", "", "```", machine.strip(), "```", "", "## Targets (issues 6 and 16)", "",
@@ -247,6 +247,7 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgra
     lines += scale_markdown(scale)
     lines += poller_markdown(pollers)
     lines += msgrate_markdown(msgrate)
+    lines += vm_msgrate_markdown(vm_rates)
     lines += setup_rate_markdown(rates)
     lines += kv_markdown(os.path.join(out_dir, "raw", "kv-host.json"))
     lines += ["## Allocation per operation (AllocationCheck)", "",
@@ -278,6 +279,7 @@ def main(out_dir):
     pollers = None
     rates = {}  # setup-rate-<device>.json (setup-rate-vm.sh); its other raw files are logs
     msgrate = []  # msgrate-host-c<N>.json, one MessageRate run each
+    vm_msgrate_rows = {}  # msgrate-<device>.json (bench-vm.sh): verbs, compared with perftest, not with NIO
     for path in sorted(glob.glob(os.path.join(raw, "*.json"))):
         name = os.path.basename(path)
         if name.startswith(("iperf3", "kv-")):  # kv-host.json: kv_report reads it
@@ -291,7 +293,11 @@ def main(out_dir):
                 rates[m.group(1)] = json.load(open(path))
             continue
         if name.startswith("msgrate-"):
-            msgrate += json.load(open(path))
+            m = re.fullmatch(r"msgrate-((?:rxe|siw)\d+)\.json", name)
+            if m:
+                vm_msgrate_rows[m.group(1)] = json.load(open(path))
+            else:
+                msgrate += json.load(open(path))
             continue
         if name == "scale-host.json":
             scale = json.load(open(path))
@@ -302,11 +308,12 @@ def main(out_dir):
         m = re.search(r"-((?:rxe|siw)\d+)\.json$", path)
         rows += jmh_rows(path, m.group(1) if m else "host")
     rows += native_rows(raw)
+    vm_rates = vm_msgrate(raw, vm_msgrate_rows)
     goals = (targets(rows) + allocation_targets(checks) + scale_targets(scale) + poller_targets(pollers)
              + setup_rate_targets(rates))
     machine = open(os.path.join(out_dir, "machine.txt")).read()
     json.dump({"machine": machine, "targets": goals, "results": rows, "allocation": checks, "scale": scale,
-               "pollers": pollers, "setupRate": rates, "messageRate": msgrate},
+               "pollers": pollers, "setupRate": rates, "messageRate": msgrate, "vmMessageRate": vm_rates},
               open(os.path.join(out_dir, "results.json"), "w"), indent=1)
     if rows:
         plot(rows, out_dir)
@@ -316,7 +323,9 @@ def main(out_dir):
         plot_pollers(pollers, out_dir)
     if msgrate:
         plot_msgrate(msgrate, out_dir)
-    markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgrate)
+    if vm_rates:
+        plot_vm_msgrate(vm_rates, out_dir)
+    markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgrate, vm_rates)
     for g in goals:
         print(f"{'ok ' if g['met'] else 'GAP'} {g['target']}: {g['measured']}"
               + ("" if g["ratio"] is None else f" ({g['ratio']}x, goal {g['goal']})"))

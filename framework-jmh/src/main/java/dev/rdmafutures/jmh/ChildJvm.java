@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * A child JVM on this class path running a peer's {@code main}, which answers one-line commands on its standard input
  * with lines on its standard output, each starting with a word the caller expects (or {@code error ...}). The child
- * gets this JVM's log level and {@code bench.*} properties. However this process ends, the child's standard input
- * then ends, and a peer ends there too (its command loop stops at the end of its input); {@link #close} asks it to
- * quit and kills it if it has not ended within 60 s.
+ * gets this JVM's log level, {@code bench.*} properties, {@code java.library.path} and, when this JVM has it, the
+ * export of {@code sun.nio.ch}: the verbs provider's native library needs the last two. However this process ends,
+ * the child's standard input then ends, and a peer ends there too (its command loop stops at the end of its input);
+ * {@link #close} asks it to quit and kills it if it has not ended within 60 s.
  */
 final class ChildJvm implements AutoCloseable {
     private static final String ENDED = "";
@@ -35,6 +36,13 @@ final class ChildJvm implements AutoCloseable {
                 + System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn")));
         System.getProperties().stringPropertyNames().stream().filter(p -> p.startsWith("bench.")).sorted()
                 .forEach(p -> command.add("-D" + p + "=" + System.getProperty(p)));
+        // A crashing child's report goes to the standard error this JVM shares, so its log shows the crash (the VM
+        // scripts look for it there to repeat a run that TCG broke), not only an hs_err file in the working directory.
+        command.add("-XX:+ErrorFileToStderr");
+        command.add("-Djava.library.path=" + System.getProperty("java.library.path"));
+        if (Object.class.getModule().isExported("sun.nio.ch", ChildJvm.class.getModule())) {
+            command.addAll(List.of("--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED"));
+        }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

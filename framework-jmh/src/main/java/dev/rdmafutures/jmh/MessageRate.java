@@ -29,27 +29,39 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>RDMA: a client runtime here, driven by this thread ({@code pollerThreads(0)}; {@code -Dbench.driver} picks a
  *   {@link Driver} with a poller thread instead), and a server runtime with one busy-spinning poller in a child JVM
- *   ({@link MessageRatePeer}). Every connection keeps {@code window} READs, WRITEs or SENDs in flight, each re-posted
- *   from its completion callback (the allocation-free form); a SEND lands in one of {@code window} receives the
- *   server posted, which it re-posts from the receive's completion.</li>
+ *   ({@link MessageRatePeer}; with verbs a blocking one for READ and WRITE, which the device answers). Every
+ *   connection keeps {@code window} READs, WRITEs or SENDs in flight, each re-posted from its completion callback
+ *   (the allocation-free form); a SEND lands in one of {@code window} receives the server posted, which it re-posts
+ *   from the receive's completion.</li>
  *   <li>NIO: request/response over TCP with as many connections and requests in flight, one busy-polling thread per
  *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
  *   of WRITE and SEND is disfavoured).</li>
  * </ul>
- * Each is warmed up for half of SECONDS, then measured for SECONDS: operations per second, and the CPU time (user and
- * system, all threads) per operation of the client process and of the server process, each read at the start and
- * the end of the measurement (Linux counts it in clock ticks, 10 ms: about 1% of a 1 s measurement). With the default
+ * Each is warmed up for half of SECONDS ({@code -Dbench.warmup=SECONDS} sets another time: under TCG the JIT needs
+ * seconds), then measured for SECONDS: operations per second, and the CPU time (user and system, all threads) per
+ * operation of the client process and of the server process, each read at the start and the end of the measurement
+ * (Linux counts it in clock ticks, 10 ms: about 1% of a 1 s measurement). With the default
  * driver each side has one busy thread in both systems; the other system's server side is closed meanwhile. Every
  * operation posted must complete (every SEND be received) or the run fails.
  *
  * <p>{@code soft} on loopback (CRC off, as {@link Pair} has it); {@code -Dbench.provider=verbs} with
  * {@code -Dbench.device} and {@code -Dbench.address} as for {@link Pair}, the baseline then on that address too.
+ * {@code -Dbench.baseline=none} measures RDMA alone (rows without the NIO fields): in the RDMA VM the reference is
+ * perftest on the same device, run by the script, and the baseline would only take its time.
  *
  * <p>Usage: {@code MessageRate OPS SIZES WINDOWS CONNECTIONS SECONDS OUT.json} (lists comma-separated, e.g.
  * {@code READ,WRITE,SEND 8,4096 1,16,64 1,8 1 msgrate.json}).
  */
 public final class MessageRate {
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final boolean BASELINE = switch (System.getProperty("bench.baseline", "nio")) {
+        case "nio" -> true;
+        case "none" -> false;
+        default -> throw new IllegalArgumentException("bench.baseline: nio or none, not "
+                + System.getProperty("bench.baseline"));
+    };
+    /** Seconds of warm-up before each measurement; half of SECONDS when not set. */
+    private static final String WARM_UP_SECONDS = System.getProperty("bench.warmup");
     private static final com.sun.management.OperatingSystemMXBean CPU =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -99,21 +111,26 @@ public final class MessageRate {
         Files.writeString(Path.of(args[5]), "[\n  " + String.join(",\n  ", rows) + "\n]\n");
     }
 
-    /** Measures one combination with RDMA, then with the baseline: its JSON row. */
+    /** Measures one combination with RDMA, then with the baseline unless it is off: its JSON row. */
     private static String row(ChildJvm server, String provider, Driver driver, Op op, int size, int window, int n,
                               long nanos) throws Exception {
         Rate rdma = rdma(server, provider, driver, op, size, window, n, nanos);
+        String row = String.format(Locale.ROOT, "{\"op\": \"%s\", \"size\": %d, \"window\": %d, \"connections\": %d, "
+                        + "\"provider\": \"%s\", \"driver\": \"%s\", \"rdma_ops_per_s\": %.1f, "
+                        + "\"rdma_client_cpu_us_per_op\": %.4f, \"rdma_server_cpu_us_per_op\": %.4f",
+                op, size, window, n, provider, driver, rdma.perSecond(), rdma.clientCpuMicros(),
+                rdma.serverCpuMicros());
+        if (!BASELINE) {
+            return row + "}";
+        }
         int request = PipelinedNio.request(op, size);
         int response = PipelinedNio.response(op, size);
         Rate nio = nio(server, request, response, window, n, nanos);
-        return String.format(Locale.ROOT, "{\"op\": \"%s\", \"size\": %d, \"window\": %d, \"connections\": %d, "
-                        + "\"provider\": \"%s\", \"driver\": \"%s\", \"nio_request_bytes\": %d, "
-                        + "\"nio_response_bytes\": %d, \"rdma_ops_per_s\": %.1f, \"nio_ops_per_s\": %.1f, "
-                        + "\"ratio\": %.4f, \"rdma_client_cpu_us_per_op\": %.4f, \"rdma_server_cpu_us_per_op\": %.4f, "
-                        + "\"nio_client_cpu_us_per_op\": %.4f, \"nio_server_cpu_us_per_op\": %.4f}",
-                op, size, window, n, provider, driver, request, response, rdma.perSecond(), nio.perSecond(),
-                rdma.perSecond() / nio.perSecond(), rdma.clientCpuMicros(), rdma.serverCpuMicros(),
-                nio.clientCpuMicros(), nio.serverCpuMicros());
+        return row + String.format(Locale.ROOT, ", \"nio_request_bytes\": %d, \"nio_response_bytes\": %d, "
+                        + "\"nio_ops_per_s\": %.1f, \"ratio\": %.4f, \"nio_client_cpu_us_per_op\": %.4f, "
+                        + "\"nio_server_cpu_us_per_op\": %.4f}",
+                request, response, nio.perSecond(), rdma.perSecond() / nio.perSecond(), nio.clientCpuMicros(),
+                nio.serverCpuMicros());
     }
 
     /** One RDMA measurement: the server's runtime for it, then this side's; every operation must complete. */
@@ -161,24 +178,36 @@ public final class MessageRate {
         }
     }
 
-    /** Runs {@code load} for half of {@code nanos} to warm it up, then measures it for {@code nanos}. */
+    /**
+     * Runs {@code load} to warm it up (half of {@code nanos} or {@code -Dbench.warmup}), then measures it for
+     * {@code nanos}. The measured time runs from after the server's first CPU reading to before its second: this
+     * thread drives the load meanwhile (an application-driven client polls nothing while it waits for an answer,
+     * which took over a second in the RDMA VM).
+     */
     private static Rate measure(ChildJvm server, Load load, long nanos) throws Exception {
-        load.runUntil(System.nanoTime() + nanos / 2);
-        long[] start = sample(server, load);
+        long warmUp = WARM_UP_SECONDS == null ? nanos / 2 : (long) (Double.parseDouble(WARM_UP_SECONDS) * 1e9);
+        load.runUntil(System.nanoTime() + warmUp);
+        long serverStart = serverCpu(server);
+        long[] start = sample(load);
         load.runUntil(start[0] + nanos);
-        long[] end = sample(server, load);
+        long[] end = sample(load);
+        long serverEnd = serverCpu(server);
         double ops = end[1] - start[1];
         if (ops == 0) {
             throw new IllegalStateException("no operation completed in " + nanos / 1e9 + " s");
         }
         return new Rate(ops * 1e9 / (end[0] - start[0]), (end[2] - start[2]) / 1e3 / ops,
-                (end[3] - start[3]) / 1e3 / ops);
+                (serverEnd - serverStart) / 1e3 / ops);
     }
 
-    /** The time, the operations completed, this process's and the server process's CPU time (nanoseconds). */
-    private static long[] sample(ChildJvm server, Load load) {
-        return new long[] {System.nanoTime(), load.completed(), CPU.getProcessCpuTime(),
-                Long.parseLong(server.ask("cpu")[1])};
+    /** The time, the operations completed and this process's CPU time (nanoseconds). */
+    private static long[] sample(Load load) {
+        return new long[] {System.nanoTime(), load.completed(), CPU.getProcessCpuTime()};
+    }
+
+    /** The server process's CPU time (nanoseconds). */
+    private static long serverCpu(ChildJvm server) {
+        return Long.parseLong(server.ask("cpu")[1]);
     }
 
     /** The connections' streams of one RDMA measurement, driven by this thread or by the runtime's poller. */
@@ -193,13 +222,17 @@ public final class MessageRate {
             this.driver = driver;
         }
 
+        /** Drives the load until {@code deadline}; a failed operation ends it with its error at once. */
         @Override
         public void runUntil(long deadline) throws InterruptedException {
             while (System.nanoTime() - deadline < 0) {
+                if (failure.get() != null) {
+                    throw failure.get();
+                }
                 if (driver == Driver.INVOKED) {
                     client.poll();
                 } else {
-                    TimeUnit.NANOSECONDS.sleep(deadline - System.nanoTime());
+                    TimeUnit.NANOSECONDS.sleep(Math.min(deadline - System.nanoTime(), 10_000_000));
                 }
             }
         }

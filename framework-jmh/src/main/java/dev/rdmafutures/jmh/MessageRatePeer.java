@@ -29,9 +29,10 @@ import java.util.concurrent.atomic.LongAdder;
  * failed since the last command:
  * <ul>
  *   <li>{@code rdma OP SIZE WINDOW}: a runtime of {@code -Dbench.provider} (default soft) with one busy-spinning
- *   poller, a listener, and a region of WINDOW x SIZE bytes the peer may read and write; it accepts every connection
- *   (read limits and receive depth WINDOW) and, for SEND, posts WINDOW receives of SIZE bytes on each, every one
- *   re-posted from its completion. Answers {@code rdma ADDRESS:PORT REGION}.</li>
+ *   poller (verbs: a blocking one for READ and WRITE), a listener, and a region of WINDOW x SIZE bytes the peer may
+ *   read and write; it accepts every connection (read limits and receive depth WINDOW) and, for SEND, posts WINDOW
+ *   receives of SIZE bytes on each, every one re-posted from its completion. Answers
+ *   {@code rdma ADDRESS:PORT REGION}.</li>
  *   <li>{@code rdma-close}: waits (at most 10 s) until the client has ended every connection, closes the runtime;
  *   answers {@code rdma-close SENDS}, the Sends received.</li>
  *   <li>{@code nio REQUEST RESPONSE WINDOW N}: a thread that accepts N connections and answers each REQUEST bytes
@@ -94,8 +95,12 @@ final class MessageRatePeer {
     private String rdma(MessageRate.Op op, int size, int window) throws Exception {
         awaitBaseline();
         received.reset();
-        runtime = Pair.builder(provider).threadNamePrefix("msgrate-server").pollerThreads(1)
-                .idleStrategy(IdleStrategy.BUSY_SPIN).build();
+        // verbs answers READs and WRITEs in the device: then its poller sleeps, as ib_read_bw's and ib_write_bw's
+        // server does; SENDs need their receives re-posted, and ib_send_bw's server busy-polls for them too.
+        IdleStrategy idle = provider.equals("soft") || op == MessageRate.Op.SEND ? IdleStrategy.BUSY_SPIN
+                : IdleStrategy.BLOCKING;
+        runtime = Pair.builder(provider).threadNamePrefix("msgrate-server").pollerThreads(1).idleStrategy(idle)
+                .build();
         RdmaListener listener = runtime.listen(new InetSocketAddress(Pair.address(provider), 0));
         MemoryRegion region = runtime.register(ByteBuffer.allocateDirect(window * size), Access.LOCAL_WRITE,
                 Access.REMOTE_READ, Access.REMOTE_WRITE);
