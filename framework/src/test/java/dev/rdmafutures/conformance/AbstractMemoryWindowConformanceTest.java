@@ -13,6 +13,7 @@ import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -53,8 +54,12 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
      */
     private static void assertWriteRefused(RdmaConnection writer, MemoryRegion source, RemoteBuffer remote,
                                            long offset, int length) {
-        CompletableFuture<Completion> write = writer.write(source, 0, remote, offset, length);
-        RdmaException behind = awaitAnyFailure(writer.read(source, 0, remote, 0, 0));
+        // One batch, so that the read is posted with the write: posted on its own, it could come after the
+        // peer's Terminate had ended the connection and be refused for that (CONNECTION_INVALID) instead.
+        List<CompletableFuture<Completion>> posted = writer.batch().write(source, 0, remote, offset, length)
+                .read(source, 0, remote, 0, 0).post();
+        CompletableFuture<Completion> write = posted.get(0);
+        RdmaException behind = awaitAnyFailure(posted.get(1));
         Throwable own = await(write.handle((done, error) -> error));
         RdmaException refusal = own instanceof RdmaException e ? e : behind;
         assertThat(refusal.status()).isIn(Status.ACCESS_VIOLATION, Status.REMOTE_RESOURCES);
