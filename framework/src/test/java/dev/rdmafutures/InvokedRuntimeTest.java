@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -142,5 +143,82 @@ class InvokedRuntimeTest {
         RdmaConnection accepted = request.accept().get(10, TimeUnit.SECONDS);
         assertThat(c.get(10, TimeUnit.SECONDS).isConnected()).isTrue();
         assertThat(accepted.isConnected()).isTrue();
+    }
+
+    @Test
+    void aBoundedWaitOnTheOwnerLastsItsBoundNotTwice() throws Exception {
+        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        listener.onRequest(r -> r.accept());
+        RdmaConnection c = client.connector().connect(listener.localAddress()).start().get(10, TimeUnit.SECONDS);
+        MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+        CompletableFuture<Completion> receive = c.receive(local, 0, 64); // the server never sends
+        long bound = TimeUnit.MILLISECONDS.toNanos(500);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> receive.get(bound, TimeUnit.NANOSECONDS)).isInstanceOf(TimeoutException.class);
+        long waited = System.nanoTime() - start;
+        // The owner polls until the deadline; the wait that follows may not start the bound over (it was 2x).
+        assertThat(waited).isBetween(bound, bound + TimeUnit.MILLISECONDS.toNanos(400));
+    }
+
+    @Test
+    void anotherThreadClosingTheRuntimeNeverStopsTheLoopUnderTheOwnersPoll() throws Exception {
+        // The owner polls without pause while READs are in flight; another thread closes the runtime. The loop
+        // must stop between two of the owner's cycles, never under one (a selector closed under its selectNow
+        // is an error the poller records), and every READ must end.
+        for (int round = 0; round < 50; round++) {
+            RdmaRuntime owned = RdmaRuntime.builder().pollerThreads(0).threadNamePrefix("invoked-close-" + round)
+                    .build();
+            RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            listener.onRequest(r -> r.withReadLimits(4, 4).accept());
+            RdmaConnection c = owned.connector().connect(listener.localAddress()).withReadLimits(4, 4).start()
+                    .get(10, TimeUnit.SECONDS);
+            MemoryRegion remote = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+            MemoryRegion local = owned.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+            AtomicReference<RdmaException> unexpected = new AtomicReference<>();
+            CompletionCallback again = new CompletionCallback() {
+                @Override
+                public void completed(long context, int bytes) {
+                    try {
+                        c.read(local, 0, remote.remote(), 0, 8, this, context);
+                    } catch (RdmaException refused) { // the close began: posts are refused from then on
+                        failed(context, refused);
+                    }
+                }
+
+                @Override
+                public void failed(long context, RdmaException error) {
+                    if (error.status() != Status.CANCELED && error.status() != Status.CONNECTION_INVALID) {
+                        unexpected.compareAndSet(null, error);
+                    }
+                }
+            };
+            for (int i = 0; i < 4; i++) {
+                c.read(local, 0, remote.remote(), 0, 8, again, i);
+            }
+            CountDownLatch polling = new CountDownLatch(200);
+            Thread closer = new Thread(() -> {
+                try {
+                    polling.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                owned.close();
+            }, "invoked-test-closer");
+            closer.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (closer.isAlive() && System.nanoTime() - deadline < 0) {
+                owned.poll();
+                polling.countDown();
+            }
+            closer.join(TimeUnit.SECONDS.toMillis(10));
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+            assertThat(owned.isClosed()).isTrue();
+            assertThat(owned.poll()).isZero(); // closed: the owner's next step does nothing
+            assertThat(owned.pollerErrorCount()).as("errors the poller contained, round %d: %s", round,
+                    owned.metrics().pollerErrorsByCause()).isZero();
+            assertThat(unexpected.get()).isNull();
+            listener.close();
+            remote.close();
+        }
     }
 }

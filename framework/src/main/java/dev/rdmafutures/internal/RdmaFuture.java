@@ -41,7 +41,16 @@ public sealed class RdmaFuture<T> extends CompletableFuture<T> permits Operation
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         refuseBlockingOnPoller();
-        driveUntilDone(System.nanoTime() + unit.toNanos(timeout));
+        long start = System.nanoTime();
+        long bound = unit.toNanos(timeout);
+        // Saturated: a bound too long to add to the clock reading is no bound at all.
+        long deadline = bound > Long.MAX_VALUE - Math.max(0, start) ? Long.MAX_VALUE : start + bound;
+        if (driveUntilDone(deadline)) {
+            // The owner polled until done or the deadline: what is left of the bound, not all of it again, while
+            // nobody polls (the wait lasts its bound, not twice it).
+            long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+            return super.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+        }
         return super.get(timeout, unit);
     }
 
@@ -55,21 +64,22 @@ public sealed class RdmaFuture<T> extends CompletableFuture<T> permits Operation
     /**
      * On a thread that owns application-driven runtimes ({@code pollerThreads(0)}), waiting means polling them all:
      * this future's runtime, and any other whose progress this future may need (a server's accept waits for the
-     * request of a client this thread drives).
+     * request of a client this thread drives). Returns whether this thread polled (until done or the deadline).
      */
-    private void driveUntilDone(long deadlineNanos) {
+    private boolean driveUntilDone(long deadlineNanos) {
         Driver d = driver;
         if (d != null && d.ownedByCurrentThread()) {
             d.adoptOnOwner();
         }
         if (!OwnedRuntimes.any()) {
-            return; // poller threads, or the owner thread, complete it
+            return false; // poller threads, or the owner thread, complete it
         }
         while (!isDone() && (deadlineNanos == Long.MAX_VALUE || System.nanoTime() - deadlineNanos < 0)) {
             if (OwnedRuntimes.driveAll() == 0) {
                 Thread.onSpinWait();
             }
         }
+        return true;
     }
 
     private void refuseBlockingOnPoller() {

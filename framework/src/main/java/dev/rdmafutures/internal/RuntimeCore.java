@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +60,8 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     /** Listeners, shared endpoints and regions still open: closed with the runtime. */
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
     private final boolean invoked;
-    private volatile boolean closed;
+    /** Set once, by the one close() that runs the shutdown; concurrent closes return at once. */
+    private final AtomicBoolean closed = new AtomicBoolean();
     /** Whether the current owner has this runtime in its {@link OwnedRuntimes} index; owner thread only. */
     private boolean indexedByOwner;
 
@@ -107,7 +109,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     /** Binds, then listens on the next poller. */
     public RdmaListener listen(InetSocketAddress address) {
         Validation.local(address, "listen address");
-        if (closed) {
+        if (closed.get()) {
             throw Validation.closed("listen");
         }
         BoundListener bound = device.bindListener(address);
@@ -125,7 +127,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     /** Reserves a shared local endpoint. */
     public SharedEndpoint sharedEndpoint(InetSocketAddress local) {
         Validation.local(local, "shared endpoint address");
-        if (closed) {
+        if (closed.get()) {
             throw Validation.closed("sharedEndpoint");
         }
         SharedEndpointImpl shared = new SharedEndpointImpl(this, device.reserveSharedAddress(local));
@@ -138,7 +140,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         if (!adapterInfo.isMemoryWindowSupported()) {
             throw Windows.unsupported(this);
         }
-        if (closed) {
+        if (closed.get()) {
             throw Validation.closed("allocateMemoryWindow");
         }
         MemoryWindowImpl window = new MemoryWindowImpl(this, device.allocateWindow());
@@ -151,7 +153,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         if (!adapterInfo.isFastRegisterSupported()) {
             throw Windows.fastRegisterUnsupported(this);
         }
-        if (closed) {
+        if (closed.get()) {
             throw Validation.closed("allocateFastRegion");
         }
         FastRegionImpl slot = new FastRegionImpl(this, device.allocateFastRegion());
@@ -171,7 +173,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
                     + maxSge + " segments per receive: " + adapterInfo.deviceName() + " allows depth 1.." + maxDepth
                     + " and 1.." + adapterInfo.maxReceiveSge() + " segments");
         }
-        if (closed) {
+        if (closed.get()) {
             throw Validation.closed("sharedReceiveQueue");
         }
         SharedReceiveQueueImpl queue = new SharedReceiveQueueImpl(this, nextPoller(), depth, maxSge);
@@ -183,7 +185,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     /** Registers {@code buffer}'s bytes from position to limit. */
     public MemoryRegion register(ByteBuffer buffer, Access... access) {
         EnumSet<Access> rights = Validation.bufferRights(buffer, access);
-        if (closed) {
+        if (closed.get()) {
             throw Validation.closed("register");
         }
         MemoryRegionImpl region = new MemoryRegionImpl(this, device.register(buffer.slice(), rights));
@@ -269,7 +271,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
 
     @Override
     public boolean isClosed() {
-        return closed;
+        return closed.get();
     }
 
     /**
@@ -278,10 +280,9 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
+        if (!closed.compareAndSet(false, true)) {
             return;
         }
-        closed = true;
         if (invoked && ownedByCurrentThread()) {
             OwnedRuntimes.leave(this);
         }
@@ -351,6 +352,6 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
 
     @Override
     public String toString() {
-        return "RdmaRuntime[" + providerName + (closed ? ", closed" : "") + "]";
+        return "RdmaRuntime[" + providerName + (closed.get() ? ", closed" : "") + "]";
     }
 }

@@ -59,6 +59,8 @@ public final class Poller implements PollerContext {
     private volatile boolean running = true;
     private volatile boolean accepting = true;
     private final AtomicInteger submitting = new AtomicInteger();
+    /** An invoked poller's turns between its owner and a closing thread; a threaded poller leaves it open. */
+    private final CycleGate cycle = new CycleGate();
     /** Duty-cycle counters: written by the owner alone (release stores, no fence), read by any thread. */
     private final AtomicLong dutyCycles = new AtomicLong();
     private final AtomicLong workCycles = new AtomicLong();
@@ -104,10 +106,20 @@ public final class Poller implements PollerContext {
         if (Thread.currentThread() != owner) {
             throw notOwner();
         }
-        if (!running) {
-            return 0;
+        if (cycle.isHeld()) {
+            return running ? doWork() : 0; // a wait inside one of this owner's callbacks polls on, as before
         }
-        return doWork();
+        if (!running || !cycle.hold()) {
+            return 0; // closing or closed
+        }
+        try {
+            return doWork();
+        } finally {
+            cycle.release();
+            if (!running) {
+                shutDownOnce(); // a close from another thread met this cycle: the owner stops the loop, here
+            }
+        }
     }
 
     /**
@@ -153,11 +165,23 @@ public final class Poller implements PollerContext {
     @Override
     public boolean execute(Runnable command) {
         if (Thread.currentThread() == owner) {
-            if (!accepting) {
+            if (thread != null || cycle.isHeld()) { // nobody else can be stopping the loop meanwhile
+                return queueOwn(command);
+            }
+            // The owner of an invoked poller between its cycles holds the gate while it queues, so that a
+            // close from another thread, which takes the gate to stop the loop and drain this queue, cannot
+            // interleave: the command is queued before the stop (and runs then) or refused.
+            if (!cycle.hold()) {
                 return false;
             }
-            ownCommands.add(command);
-            return true;
+            try {
+                return queueOwn(command);
+            } finally {
+                cycle.release();
+                if (!running) {
+                    shutDownOnce();
+                }
+            }
         }
         // The counter brackets the accepting check and the offer, so shutdown can wait out every submitter that
         // saw the poller accepting before it drains the queue a last time: no command is ever stranded.
@@ -321,34 +345,55 @@ public final class Poller implements PollerContext {
     }
 
     /**
-     * Asks the poller to stop: it closes its event loop (failing what is outstanding), then its thread ends.
-     * Waits up to {@code timeout} unless called from this poller's own thread.
+     * Asks the poller to stop: it closes its event loop (failing what is outstanding), then its thread ends. An
+     * invoked poller is stopped by the calling thread between its owner's cycles, or by the owner at the end of the
+     * cycle it is in. Waits up to {@code timeout} unless called from the poller's own thread (or the owner).
      *
-     * @return whether the thread had ended within the timeout
+     * @return whether the loop had stopped (and a poller thread ended) within the timeout; from the poller's own
+     *         thread, whether it stopped here (a threaded poller stops after the current cycle)
      */
     public boolean close(Duration timeout) {
         running = false;
         loop.wakeup();
         if (thread == null) {
-            // Invoked: nobody else runs the loop, so the closing thread shuts it down (close from the owner).
-            if (stopped.getCount() > 0) {
-                shutDownOnThread();
+            // Invoked: between the owner's cycles the closing thread stops the loop itself; during one, the owner
+            // does at the cycle's end (never under a running poll()), and another thread waits for that.
+            if (shutDownOnce() || inPollerThread()) {
+                return stopped.getCount() == 0;
             }
-            return true;
-        }
-        if (inPollerThread()) {
+        } else if (inPollerThread()) {
             return false;
         }
         try {
             boolean done = stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            if (done) {
+            if (done && thread != null) {
                 thread.join(TimeUnit.NANOSECONDS.toMillis(timeout.toNanos()) + 1);
             }
-            return done && !thread.isAlive();
+            return done && (thread == null || !thread.isAlive());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    private boolean queueOwn(Runnable command) {
+        if (!accepting) {
+            return false;
+        }
+        ownCommands.add(command);
+        return true;
+    }
+
+    /**
+     * Stops an invoked poller's loop unless its owner is inside a cycle or it stopped already; whether this call
+     * stopped it. Exactly one caller wins the transition, so the loop is shut down once, on one thread.
+     */
+    private boolean shutDownOnce() {
+        if (!cycle.stop()) {
+            return false;
+        }
+        shutDownOnThread();
+        return true;
     }
 
     /** The poller thread's name. */
