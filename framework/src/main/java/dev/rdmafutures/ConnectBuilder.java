@@ -80,7 +80,8 @@ public interface ConnectBuilder {
     /**
      * Sends the request. Every failure, inline or later, surfaces through the future as an {@link RdmaException};
      * nothing is thrown. Cancelling the future aborts the attempt and releases everything. A second call fails
-     * with {@link Status#CONNECTION_ACTIVE}.
+     * with {@link Status#CONNECTION_ACTIVE}; a call after {@link #deferCompletion()} (whose builder's own
+     * {@code start()} sends the request) with {@link Status#INVALID_DEVICE_STATE}, leaving that request unsent.
      */
     CompletableFuture<RdmaConnection> start();
 }

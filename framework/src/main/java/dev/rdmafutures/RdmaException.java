@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * The one exception type of RdmaFutures: every failed future and every rejected call carries one, with the
- * {@link Status} that says what happened.
+ * {@link Status} that says what happened. A {@code null} where an object is required is the one exception: it throws
+ * {@link NullPointerException} naming the argument, as the JDK's own APIs do, flag arrays included.
  *
  * <p>When a peer rejects a connection, {@link #peerPrivateData()} holds the private data it sent with the
  * rejection (NDK's reject private data); it is empty otherwise.

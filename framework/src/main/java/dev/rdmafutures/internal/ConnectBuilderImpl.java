@@ -111,8 +111,8 @@ final class ConnectBuilderImpl implements ConnectBuilder {
     @SuppressWarnings("unchecked")
     public CompletableFuture<RdmaConnection> start() {
         if (twoPhase) {
-            throw new IllegalStateException("deferCompletion() was called: start() of the DeferredConnectBuilder "
-                    + "it returned gives the PendingConnection");
+            return RdmaFuture.failed(new RdmaException(Status.INVALID_DEVICE_STATE, "deferCompletion() was called: "
+                    + "start() of the DeferredConnectBuilder it returned gives the PendingConnection"));
         }
         return (CompletableFuture<RdmaConnection>) launch();
     }

@@ -19,6 +19,7 @@ import java.util.Objects;
  * {@link RdmaException}, nothing held, nothing posted) or posted whole. Thread-safe.
  */
 final class Posting {
+    private static final OperationFlag[] NO_FLAGS = {};
     private final RuntimeOwner runtime;
     private final PollerProxy poller;
     private final OperationTarget target;
@@ -70,9 +71,9 @@ final class Posting {
         Objects.requireNonNull(callback, "callback");
         CallbackOperation op;
         if (local != null) {
-            op = segmented(WorkRequest.Kind.RECEIVE, local, null, 0, null);
+            op = segmented(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS);
         } else {
-            op = prepared(WorkRequest.Kind.RECEIVE, length, null, 0, null);
+            op = prepared(WorkRequest.Kind.RECEIVE, length, null, 0, NO_FLAGS);
             try {
                 op.addSegment(DataPath.local(runtime, region, offset, length, true), offset, length);
                 finishChecks(WorkRequest.Kind.RECEIVE);
@@ -93,7 +94,7 @@ final class Posting {
      */
     CallbackOperation startedWindow(WorkRequest.Kind kind, ProviderWindow target, MemoryRegion region, int offset,
                                     int length, int rights, CompletionCallback callback) {
-        CallbackOperation op = prepared(kind, length, null, 0, null);
+        CallbackOperation op = prepared(kind, length, null, 0, NO_FLAGS);
         try {
             if (kind == WorkRequest.Kind.BIND_WINDOW) {
                 op.addSegment(DataPath.local(runtime, region, offset, length, false), offset, length);
@@ -152,7 +153,7 @@ final class Posting {
             // Before the arguments: the runtime's close deregistered the regions, which is not what went wrong.
             throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, kind.name());
         }
-        int flagBits = flags == null ? 0 : DataPath.flagBits(flags);
+        int flagBits = DataPath.flagBits(flags); // a null array is the caller's mistake, as a null flag is
         long remoteAddress = 0;
         int remoteToken = 0;
         if (remote != null) {

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.rdmafutures.ConnectBuilder;
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.DeferredConnectBuilder;
 import dev.rdmafutures.PendingConnection;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
@@ -153,6 +155,21 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         assertThat(cc.isConnected()).isTrue();
         assertThat(s.isConnected()).isTrue();
         awaitFailure(pending.complete(), Status.INVALID_DEVICE_STATE);
+    }
+
+    @Test
+    void startOfABuilderMadeTwoPhaseFailsItsFutureAndLeavesTheTwoPhaseStartUsable() {
+        assumeTrue(client.adapterInfo().passiveAcceptWaitsForCompleteConnect(),
+                client.adapterInfo().deviceName() + " establishes the passive side without CompleteConnect");
+        RdmaListener listener = listen();
+        ConnectBuilder builder = client.connector().connect(listener.localAddress());
+        DeferredConnectBuilder twoPhase = builder.deferCompletion();
+        awaitFailure(builder.start(), Status.INVALID_DEVICE_STATE); // a future, not a throw, as start() promises
+        CompletableFuture<PendingConnection> p = twoPhase.start();
+        CompletableFuture<RdmaConnection> accepted = await(listener.next()).accept();
+        RdmaConnection cc = closeLater(await(await(p).complete()));
+        closeLater(await(accepted));
+        assertThat(cc.isConnected()).isTrue();
     }
 
     @Test

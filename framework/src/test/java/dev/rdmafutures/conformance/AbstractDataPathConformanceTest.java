@@ -1,6 +1,7 @@
 package dev.rdmafutures.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.rdmafutures.Access;
@@ -259,6 +260,26 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
         MemoryRegion foreign = register(server, 64, ALL);
         awaitFailure(pair.client().write(foreign, 0, remote.remote(), 0, 8), Status.ACCESS_VIOLATION);
         await(pair.client().read(local, 0, remote.remote(), 0, 64));
+        assertThat(pair.client().isConnected()).isTrue();
+    }
+
+    @Test
+    void aNullArgumentThrowsNullPointerExceptionInEveryFormAndTheConnectionStaysUp() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion remote = register(server, 64, ALL);
+        Recorder recorder = new Recorder(1);
+        assertThatThrownBy(() -> pair.client().read(null, 0, remote.remote(), 0, 8))
+                .isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> pair.client().read(local, 0, remote.remote(), 0, 8, (OperationFlag[]) null))
+                .isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> pair.client().read(local, 0, remote.remote(), 0, 8, recorder, 1,
+                (OperationFlag[]) null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> pair.client().write(local, 0, remote.remote(), 0, 8, (OperationFlag) null))
+                .isInstanceOf(NullPointerException.class);
+        pair.client().read(local, 0, remote.remote(), 0, 64, recorder, 2);
+        await(recorder.done);
+        assertThat(recorder.reports).containsOnlyKeys(2L); // nothing was posted for the refused calls
         assertThat(pair.client().isConnected()).isTrue();
     }
 
