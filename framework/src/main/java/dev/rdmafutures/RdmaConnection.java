@@ -20,7 +20,9 @@ public interface RdmaConnection extends AutoCloseable {
 
     /**
      * How many more READs, WRITEs and SENDs may be posted now: the initiator depth less those posted and not yet
-     * reported. A snapshot; other threads may take or free slots at any time.
+     * reported. An operation's slot is free again before its callback runs or its future completes, so the
+     * callback (or a stage of the future) may post the next one into it. A snapshot; other threads may take or
+     * free slots at any time.
      */
     int availableInitiatorSlots();
 
@@ -180,7 +182,8 @@ public interface RdmaConnection extends AutoCloseable {
     /**
      * Binds {@code window} over {@code length} bytes of {@code region} from {@code offset} with {@code rights}
      * (NdkBind): posted on this connection's initiator queue, taking a slot until done. The future gives what the
-     * peer addresses, with the window's new token; only this connection's peer can use it. Fails with
+     * peer addresses, with the window's new token; only this connection's peer can use it. The window is
+     * zero-based: offset 0 of the returned buffer is byte {@code offset} of {@code region}. Fails with
      * {@link Status#NOT_SUPPORTED} where {@link AdapterInfo#isMemoryWindowSupported()} is false,
      * {@link Status#INVALID_PARAMETER} for rights other than REMOTE_READ/REMOTE_WRITE or a window of another runtime,
      * {@link Status#ACCESS_VIOLATION} for rights the region lacks or a span outside it,

@@ -264,6 +264,30 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
     }
 
     @Test
+    void anOperationsSlotIsFreeBeforeItsCallbackRunsAndBeforeItsFutureCompletes() {
+        Pair pair = connectPair(listen());
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion remote = register(server, 64, ALL);
+        int depth = pair.client().queueDepths().initiator();
+        CompletableFuture<Integer> inCallback = new CompletableFuture<>();
+        pair.client().read(local, 0, remote.remote(), 0, 8, new CompletionCallback() {
+            @Override
+            public void completed(long context, int bytes) {
+                inCallback.complete(pair.client().availableInitiatorSlots());
+            }
+
+            @Override
+            public void failed(long context, RdmaException error) {
+                inCallback.completeExceptionally(error);
+            }
+        }, 0);
+        assertThat(await(inCallback)).isEqualTo(depth);
+        CompletableFuture<Integer> inStage = pair.client().read(local, 0, remote.remote(), 0, 8)
+                .thenApply(done -> pair.client().availableInitiatorSlots());
+        assertThat(await(inStage)).isEqualTo(depth);
+    }
+
+    @Test
     void aNullArgumentThrowsNullPointerExceptionInEveryFormAndTheConnectionStaysUp() {
         Pair pair = connectPair(listen());
         MemoryRegion local = register(client, 64, ALL);
