@@ -66,8 +66,11 @@ public interface ConnectBuilder {
     ConnectBuilder withTimeout(Duration timeout);
 
     /**
-     * A callback for when the peer ends the connection (never when we do), run once on the poller or the
-     * runtime's completion executor.
+     * NDK's disconnect event callback: run exactly once when the connection ends for a reason this application did
+     * not cause ({@link DisconnectReason#isPeerInitiated()}: the peer disconnected or reset it, either side
+     * terminated it over a protocol error, or this side's adapter failed), never after this side's
+     * {@link RdmaConnection#disconnect()} or the runtime's close; on the poller or the runtime's completion
+     * executor.
      */
     ConnectBuilder onDisconnect(Consumer<DisconnectReason> callback);
 

@@ -6,7 +6,11 @@ public enum DisconnectReason {
     PEER_DISCONNECTED,
     /** The peer or the network reset the connection. Disconnect callbacks fire for this. */
     CONNECTION_RESET,
-    /** The peer broke the protocol and the connection was terminated. Disconnect callbacks fire for this. */
+    /**
+     * The connection was terminated over a protocol error, by either side: the peer's request broke the rules (an
+     * access it was not given, a Send larger than the receive) or the peer terminated ours. Disconnect callbacks
+     * fire for this on both sides: neither application asked for the end.
+     */
     PROTOCOL_ERROR,
     /**
      * This side's adapter, port or queue failed: port down, a fatal QP or CQ error, a device failure. Disconnect

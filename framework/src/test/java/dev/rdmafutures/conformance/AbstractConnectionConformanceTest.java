@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.rdmafutures.Access;
 import dev.rdmafutures.ConnectBuilder;
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.ConnectionRequest;
-import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.DeferredConnectBuilder;
+import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.PendingConnection;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
@@ -16,6 +18,7 @@ import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.ReadLimits;
 import dev.rdmafutures.Status;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -234,6 +237,30 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         assertThat(cc.isConnected()).isFalse();
         assertThat(s.isConnected()).isFalse();
         assertThat(cc.disconnect()).isSameAs(cc.disconnect());
+    }
+
+    @Test
+    void aTerminationOverAProtocolErrorRunsBothSidesCallbacksOnce() {
+        // Neither application asked for this end: the side that terminated (the server, refusing a read it never
+        // allowed) gets its callback too, as DisconnectReason.PROTOCOL_ERROR says.
+        RdmaListener listener = listen();
+        List<DisconnectReason> serverSaw = new CopyOnWriteArrayList<>();
+        List<DisconnectReason> clientSaw = new CopyOnWriteArrayList<>();
+        CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress())
+                .onDisconnect(clientSaw::add).start();
+        RdmaConnection s = closeLater(await(await(listener.next()).onDisconnect(serverSaw::add).accept()));
+        RdmaConnection cc = closeLater(await(c));
+        MemoryRegion local = closeLater(client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
+        MemoryRegion writeOnly = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_WRITE));
+        awaitFailure(cc.read(local, 0, writeOnly.remote(), 0, 64), Status.ACCESS_VIOLATION);
+        DisconnectReason clientEnd = await(cc.disconnected());
+        DisconnectReason serverEnd = await(s.disconnected());
+        assertThat(clientEnd.isPeerInitiated()).as("client: %s", clientEnd).isTrue();
+        assertThat(serverEnd.isPeerInitiated()).as("server: %s", serverEnd).isTrue();
+        await(cc.disconnect());
+        await(s.disconnect());
+        assertThat(clientSaw).containsExactly(clientEnd);
+        assertThat(serverSaw).containsExactly(serverEnd);
     }
 
     @Test
