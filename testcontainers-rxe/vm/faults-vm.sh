@@ -2,7 +2,8 @@
 # The VM part of bin/faults (bin/faults --vm; issue 15 on verbs and between two VMs): builds, then runs
 #  1. the peer process killed (SIGKILL) with 1,000 READs in flight on verbs, over rxe0 and over siw0 (the JUnit
 #     classes VerbsKilledPeerOnRxeVmTest and VerbsKilledPeerOnSiwVmTest, a VM each);
-#  2. link cuts without a reset between two VMs, soft and verbs over rxe0 (pair-faults.sh);
+#  2. link cuts without a reset between two VMs, soft and verbs over rxe0, also under the KV service at full load
+#     (pair-faults.sh);
 #  3. the soak on verbs over rxe0 and over siw0 (VerbsSoakOnRxeVmTest, VerbsSoakOnSiwVmTest: 64 connections, 60 s);
 # and writes their FAULT-ROW lines as docs/reliability/<date>-vm.md, headed by the machine and the VM's kernel and
 # devices. Exit 0 when every fault test held; the report is written either way, with what failed.
@@ -11,15 +12,18 @@ cd "$(dirname "$0")/../.."
 RUNS=${RXEVM_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmafutures-vm}/runs
 T=testcontainers-rxe/target
 bin/prerequisites && testcontainers-rxe/vm/rdma-vm setup || exit 1
+S=samples/target
 mvn -B -q install -DskipTests &&
-  mvn -B -q -pl testcontainers-rxe dependency:build-classpath -Dmdep.outputFile="$PWD/$T/vm-test.classpath" || exit 1
+  mvn -B -q -pl testcontainers-rxe dependency:build-classpath -Dmdep.outputFile="$PWD/$T/vm-test.classpath" &&
+  mvn -B -q -pl samples dependency:build-classpath -Dmdep.outputFile="$PWD/$S/vm.classpath" || exit 1
 MARK=$(mktemp)
 trap 'rm -f "$MARK"' EXIT
 mvn -B -q -pl testcontainers-rxe test -Drdmafutures.excludedGroups=none -Dgroups=vm \
     -Dtest='VerbsKilledPeerOn*VmTest,VerbsSoakOn*VmTest' -Dsurefire.failIfNoSpecifiedTests=false
 junit=$?
 junit_rows=$(find "$RUNS" -mindepth 2 -maxdepth 2 -name out.log -newer "$MARK" -exec grep -ah '^FAULT-ROW ' {} + | sort)
-pair_out=$(testcontainers-rxe/vm/pair-faults.sh "$PWD/$T/test-classes:$PWD/$T/classes:$(cat $T/vm-test.classpath)")
+pair_out=$(testcontainers-rxe/vm/pair-faults.sh "$PWD/$T/test-classes:$PWD/$T/classes:$(cat $T/vm-test.classpath)" \
+  "$PWD/$S/test-classes:$PWD/$S/classes:$(cat $S/vm.classpath)")
 pair=$?
 echo "$pair_out"
 vm=$(echo "$pair_out" | sed -n 's/.*VM-INFO //p' | head -1)

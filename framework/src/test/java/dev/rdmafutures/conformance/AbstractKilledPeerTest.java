@@ -11,12 +11,8 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -41,6 +37,8 @@ public abstract class AbstractKilledPeerTest extends ConformanceSupport {
     private static final int READ_LIMIT = 128;
     /** What a READ the kill cut off may fail with: flushed, or the connection's end. */
     private static final List<Status> CUT_OFF = List.of(Status.CANCELED, Status.CONNECTION_RESET);
+    /** How long the peer's JVM may take to start serving: long, as one under emulation (the VM tests) is slow. */
+    private static final Duration PEER_START = Duration.ofMinutes(2);
 
     /** How bin/faults' table names the provider (and device). */
     protected abstract String providerLabel();
@@ -59,22 +57,8 @@ public abstract class AbstractKilledPeerTest extends ConformanceSupport {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void killingThePeerWithAThousandReadsInFlightEndsEveryOneTyped() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
-        command.addAll(peerJvmFlags());
-        command.add(KilledPeer.class.getName());
-        command.addAll(peerArguments());
-        Process peer = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(),
-                    StandardCharsets.UTF_8));
-            String ready;
-            do {
-                ready = out.readLine();
-            } while (ready != null && !ready.startsWith("READY "));
-            assertThat(ready).as("the peer started").isNotNull();
-            String[] fields = ready.split(" ");
+        try (PeerProcess peer = PeerProcess.start(KilledPeer.class, peerJvmFlags(), peerArguments())) {
+            String[] fields = peer.awaitLine("READY ", PEER_START);
             InetSocketAddress address = new InetSocketAddress(fixture().deviceAddress(), Integer.parseInt(fields[1]));
             RemoteBuffer remote = new RemoteBuffer(Long.parseLong(fields[2]), KilledPeer.REGION,
                     Integer.parseInt(fields[3]));
@@ -94,8 +78,7 @@ public abstract class AbstractKilledPeerTest extends ConformanceSupport {
             }
             long inFlight = posted.stream().filter(f -> !f.isDone()).count();
             long killedAt = System.nanoTime();
-            peer.destroyForcibly(); // SIGKILL
-            assertThat(peer.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(peer.kill(Duration.ofSeconds(20))).isTrue(); // SIGKILL
 
             Duration disconnectTimeout = disconnectTimeout();
             CompletableFuture.allOf(posted.stream().map(f -> f.handle((c, e) -> null))
@@ -139,8 +122,6 @@ public abstract class AbstractKilledPeerTest extends ConformanceSupport {
                     failures + " " + completed + " completed; connection " + reason, settled.toMillis()
                             + " ms after the kill (disconnect timeout " + disconnectTimeout.toMillis() + " ms)",
                     "yes, one disconnect report", "64 B read on a new connection");
-        } finally {
-            peer.destroyForcibly();
         }
     }
 }

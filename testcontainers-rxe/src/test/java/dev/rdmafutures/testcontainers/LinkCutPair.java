@@ -11,6 +11,7 @@ import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.conformance.FaultRows;
+import dev.rdmafutures.conformance.LinkCut;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -382,20 +383,10 @@ public final class LinkCutPair {
 
     /** Cuts this host's side of the link: nothing leaves (netem), nothing is taken in (iptables); no reset. */
     private static void linkDown() throws IOException, InterruptedException {
-        run("tc", "qdisc", "add", "dev", NETDEV, "root", "netem", "loss", "100%");
-        run("iptables", "-I", "INPUT", "-i", NETDEV, "-j", "DROP");
+        LinkCut.down(NETDEV);
     }
 
     private static void linkUp() throws IOException, InterruptedException {
-        run("iptables", "-D", "INPUT", "-i", NETDEV, "-j", "DROP");
-        run("tc", "qdisc", "del", "dev", NETDEV, "root");
-    }
-
-    private static void run(String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed: " + output);
-        }
+        LinkCut.up(NETDEV);
     }
 }

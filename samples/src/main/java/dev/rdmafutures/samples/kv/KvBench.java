@@ -115,6 +115,12 @@ public final class KvBench {
         for (RunResult r : results) {
             out.println(r.ok() ? r.service() + ": every value read was checked: OK"
                     : r.service() + ": FAILED: " + r.failure());
+            if (!r.ok()) { // how every operation ended, so that a failed run still accounts for each
+                Outcomes o = r.outcomes();
+                out.printf(Locale.ROOT, "%s: %d operations started: %d GETs checked, %d PUTs acknowledged, failed by "
+                        + "status %s, %d problems%n", r.service(), o.started(), o.checkedGets(), o.acknowledgedPuts(),
+                        o.failedByStatus(), o.problems());
+            }
         }
     }
 }

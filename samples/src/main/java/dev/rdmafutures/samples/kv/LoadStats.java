@@ -5,9 +5,9 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One connection's counts, written by the one thread that completes its operations: latencies of the measured
- * operations, GETs and PUTs, the round trips the measured GETs took (READs over RDMA, requests over TCP), reads
- * repeated because they were torn, and a digest of every answer in order (a deterministic run's digest is the same
- * against any correct server).
+ * operations, GETs and PUTs (measured, and all that ended well), the round trips the measured GETs took (READs over
+ * RDMA, requests over TCP), reads repeated because they were torn, and a digest of every answer in order (a
+ * deterministic run's digest is the same against any correct server).
  */
 final class LoadStats {
     static final long MAX_LATENCY = TimeUnit.SECONDS.toNanos(60);
@@ -19,6 +19,9 @@ final class LoadStats {
     long tornReads;
     long digest;
     long lastEnd;
+    /** Every GET that ended with its value checked whole, and every acknowledged PUT, measured or not. */
+    long checkedGets;
+    long acknowledgedPuts;
 
     /**
      * An operation that took {@code trips} round trips ended; counted and timed if it falls into the measured
@@ -26,6 +29,12 @@ final class LoadStats {
      */
     void record(boolean get, int trips, long begin, long end, RunControl control) {
         lastEnd = end;
+        control.completed();
+        if (get) {
+            checkedGets++;
+        } else {
+            acknowledgedPuts++;
+        }
         if (control.measured(begin, end)) {
             latency.recordValue(Math.min(end - begin, MAX_LATENCY));
             if (get) {

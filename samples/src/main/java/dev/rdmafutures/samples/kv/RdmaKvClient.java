@@ -30,6 +30,17 @@ final class RdmaKvClient {
      */
     static RunResult run(RdmaRuntime runtime, InetSocketAddress server, LoadSpec spec, Expectations expectations,
                          IdleStrategy idle) throws Exception {
+        return run(runtime, server, spec, expectations, idle, null);
+    }
+
+    /**
+     * As {@link #run(RdmaRuntime, InetSocketAddress, LoadSpec, Expectations, IdleStrategy)}, counting into
+     * {@code control} when not null (made for {@code spec}), which another thread may watch: a fault test waits for
+     * its milestone and reads its counts while the load runs. Without one, the run's clock starts once every
+     * connection is established.
+     */
+    static RunResult run(RdmaRuntime runtime, InetSocketAddress server, LoadSpec spec, Expectations expectations,
+                         IdleStrategy idle, RunControl control) throws Exception {
         List<CompletableFuture<RdmaConnection>> connecting = new ArrayList<>();
         for (int i = 0; i < spec.connections(); i++) {
             // A slot has one READ or Send outstanding at a time and each PUT one acknowledgement: depth = window.
@@ -48,14 +59,14 @@ final class RdmaKvClient {
                 throw new IllegalArgumentException("the server stores values of at most " + bootstrap.maxValue()
                         + " bytes, not " + spec.valueSize());
             }
-            RunControl control = new RunControl(spec);
+            RunControl run = control != null ? control : new RunControl(spec);
             for (int i = 0; i < connections.size(); i++) {
-                clients.add(new RdmaKvConnection(runtime, connections.get(i), i, bootstrap, spec, control,
+                clients.add(new RdmaKvConnection(runtime, connections.get(i), i, bootstrap, spec, run,
                         expectations));
             }
             clients.forEach(RdmaKvConnection::start);
-            drive(runtime, clients, control, new Idler(idle, null));
-            return RunResult.of("RDMA", control, clients.stream().map(RdmaKvConnection::stats).toList());
+            drive(runtime, clients, run, new Idler(idle, null));
+            return RunResult.of("RDMA", run, clients.stream().map(RdmaKvConnection::stats).toList());
         } finally {
             for (RdmaConnection c : connections) {
                 try {

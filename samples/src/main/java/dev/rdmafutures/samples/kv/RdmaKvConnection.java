@@ -7,6 +7,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.ScatterGatherList;
+import dev.rdmafutures.Status;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
@@ -25,7 +26,10 @@ import java.util.zip.CRC32C;
  *       posted (in whichever order those two come).</li>
  * </ul>
  *
- * Every value read is checked against its checksums, its content and the {@link Expectations}.
+ * Every value read is checked against its checksums, its content and the {@link Expectations}, and only after its
+ * READ completed with every byte asked for. Each operation started ends exactly once: checked or acknowledged, failed
+ * with the typed {@link Status} the transport gave (the server went away, the link was cut), or as a problem; the
+ * first failure stops the run ({@link RunControl}) and every slot ends when its operation does.
  */
 final class RdmaKvConnection implements CompletionCallback {
     private static final int INDEX = 0;
@@ -51,7 +55,8 @@ final class RdmaKvConnection implements CompletionCallback {
     private final Op[] ops;
     private int stopped;
     private final CRC32C crc = new CRC32C();
-    private boolean acknowledgementsLost;
+    /** Why no acknowledgement will arrive any more (a receive failed or could not be posted), or null. */
+    private Status acknowledgementsLost;
 
     RdmaKvConnection(RdmaRuntime runtime, RdmaConnection connection, int number, Bootstrap server, LoadSpec spec,
                      RunControl control, Expectations expectations) {
@@ -92,7 +97,7 @@ final class RdmaKvConnection implements CompletionCallback {
                 postAckReceive(r);
             }
         } catch (RdmaException e) {
-            loseAcknowledgements("cannot post the acknowledgement receives: " + e);
+            loseAcknowledgements(e.status(), "cannot post the acknowledgement receives: " + e);
         }
         for (Op op : ops) {
             op.next();
@@ -113,19 +118,19 @@ final class RdmaKvConnection implements CompletionCallback {
     @Override
     public void completed(long context, int bytes) {
         int n = (int) (context >>> 2);
+        int phase = (int) (context & 3);
         try {
-            switch ((int) (context & 3)) {
-                case INDEX -> ops[n].indexRead();
-                case VALUE -> ops[n].valueRead();
+            switch (phase) {
+                case INDEX -> ops[n].indexRead(bytes);
+                case VALUE -> ops[n].valueRead(bytes);
                 case SEND -> ops[n].sent();
-                default -> ackReceived(n);
+                default -> ackReceived(n, bytes);
             }
-        } catch (RdmaException e) {
-            if ((context & 3) == ACK) {
-                loseAcknowledgements("cannot post an acknowledgement receive again: " + e);
+        } catch (RdmaException e) { // the next post was refused: typically the connection ended meanwhile
+            if (phase == ACK) {
+                loseAcknowledgements(e.status(), "cannot post an acknowledgement receive again: " + e);
             } else {
-                fail("cannot post: " + e);
-                ops[n].retire();
+                ops[n].failed(e.status(), "cannot post: " + e);
             }
         }
     }
@@ -135,20 +140,23 @@ final class RdmaKvConnection implements CompletionCallback {
         int n = (int) (context >>> 2);
         int phase = (int) (context & 3);
         if (phase != ACK) {
-            fail((phase == INDEX ? "index READ" : phase == VALUE ? "record READ" : "PUT Send") + " failed: " + error);
-            ops[n].retire();
+            ops[n].failed(error.status(), (phase == INDEX ? "index READ" : phase == VALUE ? "record READ"
+                    : "PUT Send") + " failed: " + error);
         } else if (!isIdle()) { // the receives are cancelled when the connection ends after the run
-            loseAcknowledgements("an acknowledgement receive failed: " + error);
+            loseAcknowledgements(error.status(), "an acknowledgement receive failed: " + error);
         }
     }
 
-    /** No acknowledgement will arrive any more: the run fails, and PUTs waiting for one stop. */
-    private void loseAcknowledgements(String why) {
-        fail(why);
-        acknowledgementsLost = true;
+    /**
+     * No acknowledgement will arrive any more: the run fails, and PUTs waiting for one end with {@code status}; those
+     * whose Send has not completed yet end so when it does ({@link Op#sent}).
+     */
+    private void loseAcknowledgements(Status status, String why) {
+        control.failed(status, false, "connection " + number + ": " + why);
+        acknowledgementsLost = status;
         for (Op op : ops) {
             if (op.pending == 1 && !op.sending) {
-                op.retire();
+                op.failed(status, "PUT of key " + op.key + " lost its acknowledgement: " + why);
             }
         }
     }
@@ -158,33 +166,42 @@ final class RdmaKvConnection implements CompletionCallback {
                 (long) ring << 2 | ACK);
     }
 
-    private void ackReceived(int ring) {
+    private void ackReceived(int ring, int bytes) {
         int at = ackBase + ring * Frames.RESPONSE_BYTES;
         int op = Frames.op(metaView, at);
         int requestId = Frames.requestId(metaView, at);
         int status = Frames.responseStatus(metaView, at);
         long version = Frames.responseVersion(metaView, at);
-        postAckReceive(ring); // the acknowledgement is read: the buffer may take the next one
-        if (op != Frames.ACK || requestId < 0 || requestId >= ops.length || ops[requestId].pending == 0) {
-            fail("an acknowledgement nobody waits for: op " + op + ", request " + requestId);
+        // The acknowledgement is read: the PUT it answers counts as acknowledged even if the buffer cannot take the
+        // next one because the connection is ending (the refusal then fails the PUTs still waiting).
+        try {
+            acknowledge(bytes, op, requestId, status, version);
+        } finally {
+            postAckReceive(ring);
+        }
+    }
+
+    private void acknowledge(int bytes, int op, int requestId, int status, long version) {
+        if (bytes != Frames.RESPONSE_BYTES || op != Frames.ACK || requestId < 0 || requestId >= ops.length
+                || ops[requestId].pending == 0) {
+            fail("an acknowledgement nobody waits for: " + bytes + " B, op " + op + ", request " + requestId);
             return;
         }
         Op put = ops[requestId];
         if (status != Frames.OK) {
-            fail("PUT of key " + put.key + " answered " + Frames.status(status));
-            put.retire();
+            put.problem("PUT of key " + put.key + " answered " + Frames.status(status));
             return;
         }
         String problem = expectations.acknowledged(put.key, version, put.seed);
         if (problem != null) {
-            fail(problem);
-            put.retire();
+            put.problem(problem);
             return;
         }
         stats.answer(put.key, version, put.seed);
         put.step();
     }
 
+    /** A problem that belongs to no one operation; the run fails. */
     private void fail(String why) {
         control.fail("connection " + number + ": " + why);
     }
@@ -231,6 +248,7 @@ final class RdmaKvConnection implements CompletionCallback {
                 retire();
                 return;
             }
+            control.started();
             retries = 0;
             reads = 0;
             boolean get = workload.nextIsGet();
@@ -245,8 +263,7 @@ final class RdmaKvConnection implements CompletionCallback {
                     put(workload.nextSeed());
                 }
             } catch (RdmaException e) {
-                fail("cannot post: " + e);
-                retire();
+                failed(e.status(), "cannot post: " + e);
             }
         }
 
@@ -257,7 +274,11 @@ final class RdmaKvConnection implements CompletionCallback {
                     count * layout.slotBytes(), RdmaKvConnection.this, context(INDEX));
         }
 
-        void indexRead() {
+        void indexRead(int bytes) {
+            if (bytes != count * layout.slotBytes()) { // the buffer's other bytes are an earlier READ's
+                problem("an index READ of " + count * layout.slotBytes() + " B completed with " + bytes + " B");
+                return;
+            }
             int at = IndexSlot.find(metaView, neighbourhoodAt, count, layout, key, crc);
             switch (at) {
                 case IndexSlot.REREAD -> {
@@ -265,18 +286,14 @@ final class RdmaKvConnection implements CompletionCallback {
                         readIndex();
                     }
                 }
-                case IndexSlot.MISSING -> {
-                    fail("GET of key " + key + " found no slot: the key is missing");
-                    retire();
-                }
+                case IndexSlot.MISSING -> problem("GET of key " + key + " found no slot: the key is missing");
                 case IndexSlot.FURTHER -> {
                     probed += count;
                     probe = (probe + count) & (layout.capacity() - 1);
                     if (probed < layout.capacity()) {
                         readIndex();
                     } else {
-                        fail("GET of key " + key + " searched the whole index");
-                        retire();
+                        problem("GET of key " + key + " searched the whole index");
                     }
                 }
                 default -> {
@@ -294,8 +311,7 @@ final class RdmaKvConnection implements CompletionCallback {
         private void readRecord(int slotAt) {
             recordCrc = IndexSlot.recordCrc(metaView, slotAt);
             if (length < 0 || length > server.maxValue()) {
-                fail("key " + key + "'s slot has a valid checksum but a length of " + length);
-                retire();
+                problem("key " + key + "'s slot has a valid checksum but a length of " + length);
                 return;
             }
             segments.clear().add(meta, headerAt, ValueRecord.HEADER_BYTES).add(data, payloadAt, length);
@@ -304,7 +320,12 @@ final class RdmaKvConnection implements CompletionCallback {
                     context(VALUE));
         }
 
-        void valueRead() {
+        void valueRead(int bytes) {
+            if (bytes != ValueRecord.HEADER_BYTES + length) {
+                problem("a record READ of " + (ValueRecord.HEADER_BYTES + length) + " B completed with " + bytes
+                        + " B");
+                return;
+            }
             if (!ValueRecord.matches(metaView, headerAt, dataView, payloadAt, key, version, length, recordCrc,
                     crc)) {
                 if (retry()) { // overwritten or torn under the READ: the slot has moved on
@@ -324,8 +345,7 @@ final class RdmaKvConnection implements CompletionCallback {
                     ? "GET of key " + key + " version " + version + " passed its checksums but holds a wrong value"
                     : expectations.checkGet(key, version, found, minVersion);
             if (problem != null) {
-                fail(problem);
-                retire();
+                problem(problem);
                 return;
             }
             stats.answer(key, version, found);
@@ -338,8 +358,7 @@ final class RdmaKvConnection implements CompletionCallback {
             if (++retries <= MAX_RETRIES) {
                 return true;
             }
-            fail("GET of key " + key + " read nothing consistent in " + MAX_RETRIES + " attempts");
-            retire();
+            problem("GET of key " + key + " read nothing consistent in " + MAX_RETRIES + " attempts");
             return false;
         }
 
@@ -358,8 +377,8 @@ final class RdmaKvConnection implements CompletionCallback {
         /** The PUT's Send completed. */
         void sent() {
             sending = false;
-            if (acknowledgementsLost) {
-                retire();
+            if (acknowledgementsLost != null && pending == 2) { // its acknowledgement has not come and will not
+                failed(acknowledgementsLost, "PUT of key " + key + " sent, but acknowledgements are lost");
             } else {
                 step();
             }
@@ -373,6 +392,23 @@ final class RdmaKvConnection implements CompletionCallback {
             }
         }
 
+        /** The operation ended with a typed transport failure; the slot stops. */
+        void failed(Status status, String why) {
+            if (!retired) {
+                control.failed(status, true, "connection " + RdmaKvConnection.this.number + ": " + why);
+                retire();
+            }
+        }
+
+        /** The operation ended with a problem (a wrong or torn value, a wrong answer); the slot stops. */
+        void problem(String why) {
+            if (!retired) {
+                fail(why);
+                retire();
+            }
+        }
+
+        /** The slot stops: no operation runs in it from now on. */
         void retire() {
             if (!retired) {
                 retired = true;

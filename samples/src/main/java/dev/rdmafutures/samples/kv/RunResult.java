@@ -15,9 +15,10 @@ import org.HdrHistogram.Histogram;
  * @param latency   every measured operation's latency in nanoseconds
  * @param digest    the answers' digest (see {@link LoadStats#answer})
  * @param failure   the first failure, or null
+ * @param outcomes  how every operation ended, measured or not
  */
 record RunResult(String service, long gets, long puts, long getTrips, long tornReads, double seconds, Histogram latency,
-                 long digest, String failure) {
+                 long digest, String failure, Outcomes outcomes) {
     static RunResult of(String service, RunControl control, List<LoadStats> connections) {
         Histogram latency = new Histogram(LoadStats.MAX_LATENCY, 3);
         long gets = 0;
@@ -26,6 +27,8 @@ record RunResult(String service, long gets, long puts, long getTrips, long tornR
         long torn = 0;
         long digest = 0;
         long lastEnd = control.start();
+        long checked = 0;
+        long acknowledged = 0;
         for (int i = 0; i < connections.size(); i++) {
             LoadStats s = connections.get(i);
             latency.add(s.latency);
@@ -35,15 +38,19 @@ record RunResult(String service, long gets, long puts, long getTrips, long tornR
             torn += s.tornReads;
             digest += KvLayout.mix(i + 1) * s.digest;
             lastEnd = Math.max(lastEnd, s.lastEnd);
+            checked += s.checkedGets;
+            acknowledged += s.acknowledgedPuts;
         }
         long end = control.stopAt() == Long.MAX_VALUE ? lastEnd : control.stopAt();
         return new RunResult(service, gets, puts, trips, torn, (end - control.measureFrom()) / 1e9, latency, digest,
-                control.failure());
+                control.failure(), new Outcomes(control.startedOperations(), checked, acknowledged,
+                        control.failedByStatus(), control.problems()));
     }
 
     /** A run that could not take place. */
     static RunResult failed(String service, String why) {
-        return new RunResult(service, 0, 0, 0, 0, 0, new Histogram(LoadStats.MAX_LATENCY, 3), 0, why);
+        return new RunResult(service, 0, 0, 0, 0, 0, new Histogram(LoadStats.MAX_LATENCY, 3), 0, why,
+                Outcomes.NONE);
     }
 
     boolean ok() {

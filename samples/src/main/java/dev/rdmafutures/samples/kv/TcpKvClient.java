@@ -145,6 +145,7 @@ final class TcpKvClient {
                 active--;
                 return;
             }
+            control.started();
             begin[slot] = now;
             get[slot] = workload.nextIsGet();
             key[slot] = workload.nextKey();
