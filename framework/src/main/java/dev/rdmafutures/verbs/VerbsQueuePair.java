@@ -15,8 +15,9 @@ import java.util.ArrayDeque;
  * request included) and taking its receives from its own receive queue or from a {@link VerbsSharedReceiveQueue},
  * with room in its loop's shared CQ for every completion the QP can produce, so it cannot overrun. A duty cycle's
  * requests join reused native chains ({@link SendList}, {@link ReceiveList}) in posting order, and the loop's flush
- * posts each chain with one call, one doorbell ({@link #postPending()}); a window bind or invalidation posts the send
- * chain at once, as the provider reads the window's rkey when it is posted. The completions its loop hands over go to
+ * posts each chain with one call, one doorbell, every queue's receives before any sends ({@link PendingPosts}); a
+ * window bind or invalidation posts the send chain at once, after the receives chained so far, as the provider reads
+ * the window's rkey when it is posted. The completions its loop hands over go to
  * {@link RequestOutcomes}, which says how each request ends. The core never has more requests outstanding than the
  * depths (a silent one keeps its slot until proven done, after its WQE is retired), so every chain and post finds
  * room; reads beyond the outbound read limit wait in the send queue, the device starting them in order. Poller
@@ -204,16 +205,31 @@ final class VerbsQueuePair implements PendingPosts {
      */
     boolean postWithWindowRequest(WorkRequest request, int sequence, int token) {
         outcomes.addWindowRequest(request, sequence, token);
+        loop.postReceivesNow(); // the receives this poller chained before the Sends that leave now go first
         return postSends();
     }
 
     /**
-     * The loop's flush: posts the receive chain, then the send chain, one call each. A connection no longer
-     * established posts nothing more: its chains are dropped, and its end settles their requests as it settles the
-     * ones the device flushed.
+     * The flush's first phase: posts the receive chain, one call; the device's refusals fail in
+     * {@link #postPendingSends()}. A connection no longer established posts nothing more.
      */
     @Override
-    public int postPending() {
+    public int postPendingReceives() {
+        if (receiveList == null || receiveList.isEmpty() || !connection.isEstablished()) {
+            return 0;
+        }
+        int posted = receiveList.size();
+        postReceives();
+        return posted;
+    }
+
+    /**
+     * The flush's second phase: posts what is chained still, the receives (those chained since the first phase) and
+     * then the send chain, one call each. A connection no longer established posts nothing more: its chains are
+     * dropped, and its end settles their requests as it settles the ones the device flushed.
+     */
+    @Override
+    public int postPendingSends() {
         listed = false;
         int handled = (receiveList == null ? 0 : receiveList.size()) + sendList.requests();
         if (!connection.isEstablished()) {
