@@ -1,6 +1,7 @@
 package dev.rdmafutures.verbs;
 
 import com.ibm.disni.verbs.IbvQP;
+import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
@@ -9,6 +10,8 @@ import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One connection's reliable-connected QP, created with the connection's granted {@link QueueDepths} (segments per
@@ -24,11 +27,19 @@ import java.util.ArrayDeque;
  * thread only.
  */
 final class VerbsQueuePair implements PendingPosts {
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsQueuePair.class);
     /** Work-request id bits: a receive (the low 32 bits are a shared receive queue's slot), a part of a READ. */
     static final long RECEIVE_ID = 1L << 62;
     private static final long PART_ID = 1L << 61;
     /** {@code NativeVerbs.modifyQpFromCm}'s "keep the CM's read limit". */
     private static final int CM_READ_LIMIT = 255;
+    /**
+     * The RNR NAK timer our QPs ask a sender to wait for when its Send found no receive: 12, 0.64 ms in the IB
+     * encoding, as perftest sets it (rxe waits at least one jiffy). The IB CM moves every QP to RTR with 0, which
+     * means 655.36 ms: one Send that arrived a moment before the receive its peer was re-posting stalled the
+     * connection for that long (MessageRate's SEND rows ran at 16-33 a second on rxe).
+     */
+    static final int MIN_RNR_TIMER = 12;
 
     private final VerbsConnection connection;
     private final VerbsEventLoop loop;
@@ -143,6 +154,22 @@ final class VerbsQueuePair implements PendingPosts {
     int moveToReadyToSend(long cmIdHandle, int inbound, int outbound) {
         int rc = NativeVerbs.modifyQpFromCm(cmIdHandle, handle, IbvQP.IBV_QPS_RTR, inbound);
         return rc < 0 ? rc : NativeVerbs.modifyQpFromCm(cmIdHandle, handle, IbvQP.IBV_QPS_RTS, outbound);
+    }
+
+    /**
+     * Gives the QP our RNR timer ({@link #MIN_RNR_TIMER}) once the CM moved it to RTR or RTS, which set the CM's
+     * 655.36 ms (librdmacm has no option for it); on IB and RoCE only, as iWARP has no RNR NAK. A device that refuses
+     * keeps the CM's timer, which the log says.
+     */
+    void shortenRnrTimer() {
+        if (loop.device().adapterInfo().transport() == AdapterInfo.Transport.IWARP) {
+            return;
+        }
+        int rc = NativeVerbs.setMinRnrTimer(handle, MIN_RNR_TIMER);
+        if (rc < 0) {
+            LOG.warn("{}: the device refused RNR timer {} (errno {}): a Send that finds no receive posted waits "
+                    + "655 ms before its retry", connection, MIN_RNR_TIMER, -rc);
+        }
     }
 
     /** The read limits and retry budget the device applied, for the debug log. */
