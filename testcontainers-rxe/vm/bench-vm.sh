@@ -121,9 +121,11 @@ for op in read write send; do
   done
 done
 # RDMA alone (-Dbench.baseline=none): perftest above is its reference here, not MessageRate's NIO baseline.
-# On siw0 a stream of verbs SENDs ends its connection within a second (main of 2026-11-26; it did so too with twice
-# the window of receives posted before the first SEND, so not for want of a receive), which would fail the whole
-# run: siw0 measures READ and WRITE until that is fixed, and the report shows ib_send_bw alone there.
+# On siw0 a stream of verbs SENDs ends its connection, even with one in flight: siw completes a Send once its socket
+# took it, so MessageRate's sender (which re-posts on completion) outruns the receives the server re-posts, and the
+# server's siw terminates the stream (DDP untagged buffer, "no buffer": siw's dynamic debug log, 2026-11-26). On iWARP
+# a Send stream must be paced by the receiver; until MessageRate paces it, siw0 measures READ and WRITE, and the
+# report shows ib_send_bw alone there.
 RATE_OPS=READ,WRITE,SEND; case "$DEV" in siw*) RATE_OPS=READ,WRITE;; esac
 java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.warmup=$RATE_WARM_UP \
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \

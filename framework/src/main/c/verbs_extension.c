@@ -391,6 +391,22 @@ JNIEXPORT jint EXTENSION(modifyQpFromCm)(JNIEnv *env, jclass type, jlong id, jlo
     return error == 0 ? 0 : -error;
 }
 
+/*
+ * Sets the RNR NAK timer of an RC QP in RTR or RTS (an optional attribute of RTR->RTS and RTS->RTS): the delay
+ * (IB encoding, 1-31; 0 is 655.36 ms) this QP asks a sender to wait before retrying a Send that found no receive.
+ * The IB CM sets 0 for every QP it moves to RTR, and userspace has no rdma_cm option for it.
+ */
+JNIEXPORT jint EXTENSION(setMinRnrTimer)(JNIEnv *env, jclass type, jlong qp, jint timer) {
+    if (qp == 0 || timer < 0 || timer > 31) {
+        return -EINVAL;
+    }
+    struct ibv_qp_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.min_rnr_timer = (uint8_t) timer;
+    int error = ibv_modify_qp(PTR(struct ibv_qp, qp), &attr, IBV_QP_MIN_RNR_TIMER);
+    return error == 0 ? 0 : -error;
+}
+
 JNIEXPORT jint EXTENSION(queryQp)(JNIEnv *env, jclass type, jlong qp, jlong out) {
     if (qp == 0) {
         return -EINVAL;

@@ -204,6 +204,7 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
                 ? event.peerReadLimitsAsSent() : event.peerReadLimits();
         connectionData = new ConnectionData(ReadLimitNegotiation.effective(spec.readLimits(), adapter, peer),
                 event.privateData());
+        connection.queuePair().shortenRnrTimer(); // librdmacm moved the QP to RTS before it reported ESTABLISHED
         if (spec.twoPhase()) {
             // The CM established the QP already (it is attached); the second phase is local (ABI doc §5.5).
             lifecycle.accepted();
@@ -234,6 +235,7 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
             ReadLimits limits = connectionData.readLimits();
             int rc = queuePair.moveToReadyToSend(connection.idHandle(), limits.inbound(), limits.outbound());
             if (rc >= 0) {
+                queuePair.shortenRnrTimer(); // the CM's RTR attributes carried its RNR timer
                 rc = NativeVerbs.establish(connection.idHandle());
             }
             if (rc < 0) {

@@ -109,6 +109,8 @@ final class NativeLayout {
         static final int MAX_DEST_RD_ATOMIC = 29;
         static final int ACK_TIMEOUT = 30;
         static final int RETRY_COUNT = 31;
+        static final int RNR_RETRY = 32;
+        static final int MIN_RNR_TIMER = 33;
 
         private QpInfo() {
         }

@@ -144,6 +144,9 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
             fail(acceptFailure(-rc, "accept"));
             return;
         }
+        // rdma_accept moved the QP to RTS with the CM's RNR timer, then answered: only a Send that races this call
+        // and finds no receive either meets the CM's timer.
+        connection.queuePair().shortenRnrTimer();
         Duration timeout = connection.loop().device().config().handshakeTimeout();
         connection.schedule(timeout, () -> fail(new RdmaException(Status.IO_TIMEOUT, remoteAddress()
                 + " did not complete the connection within " + timeout)));

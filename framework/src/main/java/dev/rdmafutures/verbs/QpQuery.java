@@ -7,7 +7,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-/** What {@code ibv_query_qp} says of a QP: its number, the read limits and the retry budget the device applied. */
+/**
+ * What {@code ibv_query_qp} says of a QP: its number, the read limits, the retry budget and the RNR timer the device
+ * applied.
+ */
 final class QpQuery {
     private QpQuery() {
     }
@@ -22,14 +25,16 @@ final class QpQuery {
         return info.getInt(QpInfo.QP_NUMBER);
     }
 
-    /** The read limits and retry budget QP {@code handle} runs with, for the debug log. */
+    /** The read limits, retry budget and RNR timer QP {@code handle} runs with, for the debug log. */
     static String describe(long handle) {
         ByteBuffer info = record();
         int rc = NativeVerbs.queryQp(handle, MemoryUtils.getAddress(info));
         return "QP outbound reads " + Byte.toUnsignedInt(info.get(QpInfo.MAX_RD_ATOMIC)) + ", inbound reads "
                 + Byte.toUnsignedInt(info.get(QpInfo.MAX_DEST_RD_ATOMIC)) + ", "
                 + new RetryBudget(Byte.toUnsignedInt(info.get(QpInfo.ACK_TIMEOUT)),
-                        Byte.toUnsignedInt(info.get(QpInfo.RETRY_COUNT))) + " (query " + rc + ")";
+                        Byte.toUnsignedInt(info.get(QpInfo.RETRY_COUNT))) + ", RNR timer "
+                + Byte.toUnsignedInt(info.get(QpInfo.MIN_RNR_TIMER)) + " x " + Byte.toUnsignedInt(info.get(
+                        QpInfo.RNR_RETRY)) + " retries (query " + rc + ")";
     }
 
     private static ByteBuffer record() {

@@ -190,16 +190,25 @@ final class VerbsEventLoop implements EventLoop {
         unposted.add(posts);
     }
 
-    /** Posts each queue's chain of this duty cycle with one call: one doorbell per queue pair, not per request. */
+    /**
+     * Posts each queue's chains of this duty cycle with one call each: one doorbell per queue pair, not per request;
+     * every queue's receives before any queue's sends ({@link PendingPosts#postAll}).
+     */
     @Override
     public int flush() {
-        int work = 0;
-        // By index, to the end as it grows: a refused request's callback may post again, to be posted here too.
-        for (int i = 0; i < unposted.size(); i++) {
-            work += unposted.get(i).postPending();
-        }
+        int work = PendingPosts.postAll(unposted);
         unposted.clear();
         return work;
+    }
+
+    /**
+     * Posts the receives this duty cycle gathered so far on every queue, before a send chain that leaves ahead of the
+     * flush (a window bind or invalidation): the receives posted before its Sends stay ahead of them.
+     */
+    void postReceivesNow() {
+        for (int i = 0; i < unposted.size(); i++) {
+            unposted.get(i).postPendingReceives();
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.rdmafutures.verbs;
 
 import com.ibm.disni.verbs.IbvQP;
+import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
@@ -9,25 +10,36 @@ import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One connection's reliable-connected QP, created with the connection's granted {@link QueueDepths} (segments per
  * request included) and taking its receives from its own receive queue or from a {@link VerbsSharedReceiveQueue},
  * with room in its loop's shared CQ for every completion the QP can produce, so it cannot overrun. A duty cycle's
  * requests join reused native chains ({@link SendList}, {@link ReceiveList}) in posting order, and the loop's flush
- * posts each chain with one call, one doorbell ({@link #postPending()}); a window bind or invalidation posts the send
- * chain at once, as the provider reads the window's rkey when it is posted. The completions its loop hands over go to
+ * posts each chain with one call, one doorbell, every queue's receives before any sends ({@link PendingPosts}); a
+ * window bind or invalidation posts the send chain at once, after the receives chained so far, as the provider reads
+ * the window's rkey when it is posted. The completions its loop hands over go to
  * {@link RequestOutcomes}, which says how each request ends. The core never has more requests outstanding than the
  * depths (a silent one keeps its slot until proven done, after its WQE is retired), so every chain and post finds
  * room; reads beyond the outbound read limit wait in the send queue, the device starting them in order. Poller
  * thread only.
  */
 final class VerbsQueuePair implements PendingPosts {
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsQueuePair.class);
     /** Work-request id bits: a receive (the low 32 bits are a shared receive queue's slot), a part of a READ. */
     static final long RECEIVE_ID = 1L << 62;
     private static final long PART_ID = 1L << 61;
     /** {@code NativeVerbs.modifyQpFromCm}'s "keep the CM's read limit". */
     private static final int CM_READ_LIMIT = 255;
+    /**
+     * The RNR NAK timer our QPs ask a sender to wait for when its Send found no receive: 12, 0.64 ms in the IB
+     * encoding, as perftest sets it (rxe waits at least one jiffy). The IB CM moves every QP to RTR with 0, which
+     * means 655.36 ms: one Send that arrived a moment before the receive its peer was re-posting stalled the
+     * connection for that long (MessageRate's SEND rows ran at 16-33 a second on rxe).
+     */
+    static final int MIN_RNR_TIMER = 12;
 
     private final VerbsConnection connection;
     private final VerbsEventLoop loop;
@@ -144,6 +156,22 @@ final class VerbsQueuePair implements PendingPosts {
         return rc < 0 ? rc : NativeVerbs.modifyQpFromCm(cmIdHandle, handle, IbvQP.IBV_QPS_RTS, outbound);
     }
 
+    /**
+     * Gives the QP our RNR timer ({@link #MIN_RNR_TIMER}) once the CM moved it to RTR or RTS, which set the CM's
+     * 655.36 ms (librdmacm has no option for it); on IB and RoCE only, as iWARP has no RNR NAK. A device that refuses
+     * keeps the CM's timer, which the log says.
+     */
+    void shortenRnrTimer() {
+        if (loop.device().adapterInfo().transport() == AdapterInfo.Transport.IWARP) {
+            return;
+        }
+        int rc = NativeVerbs.setMinRnrTimer(handle, MIN_RNR_TIMER);
+        if (rc < 0) {
+            LOG.warn("{}: the device refused RNR timer {} (errno {}): a Send that finds no receive posted waits "
+                    + "655 ms before its retry", connection, MIN_RNR_TIMER, -rc);
+        }
+    }
+
     /** The read limits and retry budget the device applied, for the debug log. */
     String describe() {
         return QpQuery.describe(handle);
@@ -204,16 +232,31 @@ final class VerbsQueuePair implements PendingPosts {
      */
     boolean postWithWindowRequest(WorkRequest request, int sequence, int token) {
         outcomes.addWindowRequest(request, sequence, token);
+        loop.postReceivesNow(); // the receives this poller chained before the Sends that leave now go first
         return postSends();
     }
 
     /**
-     * The loop's flush: posts the receive chain, then the send chain, one call each. A connection no longer
-     * established posts nothing more: its chains are dropped, and its end settles their requests as it settles the
-     * ones the device flushed.
+     * The flush's first phase: posts the receive chain, one call; the device's refusals fail in
+     * {@link #postPendingSends()}. A connection no longer established posts nothing more.
      */
     @Override
-    public int postPending() {
+    public int postPendingReceives() {
+        if (receiveList == null || receiveList.isEmpty() || !connection.isEstablished()) {
+            return 0;
+        }
+        int posted = receiveList.size();
+        postReceives();
+        return posted;
+    }
+
+    /**
+     * The flush's second phase: posts what is chained still, the receives (those chained since the first phase) and
+     * then the send chain, one call each. A connection no longer established posts nothing more: its chains are
+     * dropped, and its end settles their requests as it settles the ones the device flushed.
+     */
+    @Override
+    public int postPendingSends() {
         listed = false;
         int handled = (receiveList == null ? 0 : receiveList.size()) + sendList.requests();
         if (!connection.isEstablished()) {

@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
  * work-request id names the slot: whichever QP the device gives the receive to reports it on its loop's CQ, on its
  * own poller, and {@link #take} hands the request back, so the table is guarded by this object's lock and nothing is
  * allocated per receive. Receives posted on a poller join one chain, which that poller's loop posts with one
- * {@code ibv_post_srq_recv} at its duty cycle's flush ({@link #postPending()}), with whatever other pollers added
- * meanwhile; a receive posted on another thread is posted at once.
+ * {@code ibv_post_srq_recv} in its duty cycle's flush ({@link #postPendingReceives()}), ahead of the loop's sends, with
+ * whatever other pollers added meanwhile; a receive posted on another thread is posted at once.
  *
  * <p>The limit ({@code srq_limit}) is armed on the device, which raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} as soon as
  * fewer receives than it remain; {@link DeviceEvents} routes that here and the limit is reported at once, with the
@@ -96,7 +96,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, Pendi
             if (loop != null) {
                 loop.postLater(this);
             } else {
-                postPending();
+                postPendingReceives();
             }
         }
     }
@@ -106,7 +106,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, Pendi
      * those the device refused.
      */
     @Override
-    public int postPending() {
+    public int postPendingReceives() {
         WorkRequest[] refused;
         int errno;
         int count;
@@ -126,6 +126,12 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, Pendi
                     : VerbsErrors.notPosted("ibv_post_srq_recv", errno));
         }
         return count;
+    }
+
+    /** A shared receive queue has no send queue: its receives left in the first phase. */
+    @Override
+    public int postPendingSends() {
+        return 0;
     }
 
     /** Frees the slots of chained receives {@code from} to {@code to}, which the device refused; returns them. */
@@ -170,7 +176,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, Pendi
     /** Posts the chained receives first, so that the device counts what this queue counts. */
     @Override
     public void armLimit(int limit) {
-        postPending();
+        postPendingReceives();
         int reached = -1;
         synchronized (this) {
             if (closed) {

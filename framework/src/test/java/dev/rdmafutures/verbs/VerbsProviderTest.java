@@ -37,6 +37,7 @@ class VerbsProviderTest {
         assumeThat(NativeLibrary.ensureLoaded()).isEmpty();
         assertThat(NativeVerbs.setReuseAddr(0, 1)).isEqualTo(-22);
         assertThat(NativeVerbs.setAckTimeout(0, 16)).isEqualTo(-22);
+        assertThat(NativeVerbs.setMinRnrTimer(0, 12)).isEqualTo(-22);
         assertThat(NativeVerbs.queryDevice(0, 0)).isEqualTo(-22);
         assertThat(NativeVerbs.createQp(0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0)).isEqualTo(-22);
         assertThat(NativeVerbs.destroyQp(0)).isEqualTo(-22);

@@ -103,6 +103,12 @@ public final class NativeVerbs {
      */
     public static native int modifyQpFromCm(long cmId, long qp, int state, int readLimit);
 
+    /**
+     * {@code ibv_modify_qp} of an RC QP in RTR or RTS with {@code IBV_QP_MIN_RNR_TIMER}: the RNR NAK timer (IB
+     * encoding, 0-31; 0 is 655.36 ms) its NAKs ask a sender to wait before retrying a Send that found no receive.
+     */
+    public static native int setMinRnrTimer(long qp, int timer);
+
     /** {@code ibv_query_qp}: state, capabilities and effective read limits. */
     public static native int queryQp(long qp, long out);
 
