@@ -207,6 +207,7 @@ public final class RdmaRuntime implements AutoCloseable {
      *   <li>futures complete on the poller thread (no completion executor)</li>
      *   <li>connect timeout 10 s, handshake timeout 10 s, disconnect timeout 5 s, listen backlog 128</li>
      *   <li>liveness timeout 10 s, slow-operation threshold (JFR) 10 ms</li>
+     *   <li>deadlines on {@link Ticker#system()}</li>
      * </ul>
      */
     public static final class Builder {
@@ -225,6 +226,7 @@ public final class RdmaRuntime implements AutoCloseable {
         private String threadNamePrefix = "rdmafutures-poller";
         private Duration slowOperationThreshold = Duration.ofMillis(10);
         private Duration livenessTimeout = Duration.ofSeconds(10);
+        private Ticker ticker = Ticker.system();
         private final Map<String, String> providerOptions = new LinkedHashMap<>();
 
         private Builder() {
@@ -333,6 +335,15 @@ public final class RdmaRuntime implements AutoCloseable {
         }
 
         /**
+         * The time source of the runtime's deadlines; {@link Ticker#system()} by default. Tests give one they advance,
+         * and reach a timeout without waiting for it (see {@link Ticker}).
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
          * A provider-specific option, keyed {@code provider.name} (e.g. {@code soft.crc}); the provider that opens
          * rejects unknown keys of its own prefix and ignores other providers' keys.
          */
@@ -355,7 +366,8 @@ public final class RdmaRuntime implements AutoCloseable {
         public RdmaRuntime build() {
             return new RdmaRuntime(new RuntimeCore(new RuntimeSettings(pollerThreads, idleStrategy,
                     completionExecutor, connectTimeout, handshakeTimeout, disconnectTimeout, listenBacklog,
-                    threadNamePrefix, livenessTimeout, slowOperationThreshold, providerOptions), selectProvider()));
+                    threadNamePrefix, livenessTimeout, slowOperationThreshold, ticker, providerOptions),
+                    selectProvider()));
         }
 
         private RdmaProvider selectProvider() {

@@ -79,8 +79,8 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         this.invoked = settings.pollerThreads() == 0;
         Thread owner = invoked ? Thread.currentThread() : null;
         for (int i = 0; i < Math.max(1, settings.pollerThreads()); i++) {
-            pollers.add(new Poller(settings.threadNamePrefix() + "-" + i, settings.idleStrategy(), errors,
-                    device::newEventLoop, owner));
+            pollers.add(new Poller(settings.threadNamePrefix() + "-" + i, settings.idleStrategy(), settings.ticker(),
+                    errors, device::newEventLoop, owner));
         }
         pollers.forEach(Poller::start);
         if (invoked) {

@@ -1,6 +1,7 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.Ticker;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -18,12 +19,13 @@ import java.util.concurrent.Executor;
  * @param threadNamePrefix   the prefix of poller thread names
  * @param livenessTimeout    how long a silent peer that owes us something keeps its connection
  * @param slowOperationThreshold the duration from which an operation is reported as a JFR SlowOperation event
+ * @param ticker             the time source of the pollers' deadlines
  * @param providerOptions    provider-specific options
  */
 public record RuntimeSettings(int pollerThreads, IdleStrategy idleStrategy, Executor completionExecutor,
                               Duration connectTimeout, Duration handshakeTimeout, Duration disconnectTimeout,
                               int listenBacklog, String threadNamePrefix, Duration livenessTimeout,
-                              Duration slowOperationThreshold,
+                              Duration slowOperationThreshold, Ticker ticker,
                               Map<String, String> providerOptions) {
     /** Copies the options. */
     public RuntimeSettings {

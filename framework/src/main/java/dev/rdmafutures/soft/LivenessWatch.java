@@ -40,7 +40,7 @@ final class LivenessWatch {
     void arm() {
         if (timer == null && !stopped) {
             seenProgress = progress;
-            quietSince = System.nanoTime();
+            quietSince = poller.nanoTime();
             timer = poller.schedule(period, check);
         }
     }
@@ -66,7 +66,7 @@ final class LivenessWatch {
         if (!owed.getAsBoolean()) {
             return; // nothing owed: the next arm() watches again
         }
-        long now = System.nanoTime();
+        long now = poller.nanoTime();
         if (progress != seenProgress) {
             seenProgress = progress;
             quietSince = now;

@@ -21,6 +21,12 @@ public interface PollerContext {
     /** Runs {@code task} on this poller's thread after {@code delay}. Poller thread only. */
     Cancellable schedule(Duration delay, Runnable task);
 
+    /**
+     * Now, on the clock {@link #schedule} counts on (the runtime's {@code Ticker}), in nanoseconds from an arbitrary
+     * origin: what a provider measures silences and ages with, so that a test's clock moves them too.
+     */
+    long nanoTime();
+
     /** Whether the caller is this poller's thread. */
     boolean inPollerThread();
 

@@ -14,6 +14,7 @@ import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.conformance.ConformanceSupport;
 import dev.rdmafutures.conformance.FaultRows;
+import dev.rdmafutures.conformance.ManualTicker;
 import dev.rdmafutures.conformance.ProviderFixture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -43,8 +44,8 @@ class SoftLivenessTest extends ConformanceSupport {
         watched = closeLater(fixture().runtimeBuilder().livenessTimeout(LIVENESS).build());
     }
 
-    private RdmaConnection connectToSilentPeer(ServerSocket raw) throws Exception {
-        CompletableFuture<RdmaConnection> c = watched.connector()
+    private RdmaConnection connectToSilentPeer(RdmaRuntime runtime, ServerSocket raw) throws Exception {
+        CompletableFuture<RdmaConnection> c = runtime.connector()
                 .connect(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort())).start();
         closeLater(RawPeer.accept(raw, WAIT)); // answers MPA, then never sends another byte
         return closeLater(await(c));
@@ -52,17 +53,42 @@ class SoftLivenessTest extends ConformanceSupport {
 
     @Test
     void aSilentPeerOwedNothingKeepsItsConnection() throws Exception {
+        ManualTicker clock = new ManualTicker();
+        RdmaRuntime runtime = closeLater(fixture().runtimeBuilder().livenessTimeout(LIVENESS).ticker(clock).build());
         ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-        RdmaConnection connection = connectToSilentPeer(raw);
-        Thread.sleep(3 * LIVENESS.toMillis());
+        RdmaConnection connection = connectToSilentPeer(runtime, raw);
+        clock.advance(LIVENESS.multipliedBy(3)); // three deadlines of silence, without waiting for them
+        ManualTicker.awaitDutyCycles(runtime, 3);
         assertThat(connection.isConnected()).isTrue();
         assertThat(connection.disconnected()).isNotDone();
     }
 
     @Test
+    void theRuntimesTickerMovesTheDeadline() throws Exception {
+        // An hour's deadline, reached in well under a second of real time: the watch counts on the Ticker.
+        ManualTicker clock = new ManualTicker();
+        Duration hour = Duration.ofHours(1);
+        RdmaRuntime runtime = closeLater(fixture().runtimeBuilder().livenessTimeout(hour).ticker(clock).build());
+        ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+        RdmaConnection connection = connectToSilentPeer(runtime, raw);
+        MemoryRegion sink = closeLater(runtime.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
+        CompletableFuture<Completion> read = connection.read(sink, 0, new RemoteBuffer(0, 4096, 0x1234), 0, 8);
+        ManualTicker.awaitDutyCycles(runtime, 3);
+        assertThat(read).as("a real-time moment is no hour").isNotDone();
+        // The watch looks every quarter of the deadline: the first look after the request left sees its bytes
+        // taken (life), the next ones a silence that grows by each advance.
+        for (int look = 0; look < 8 && !read.isDone(); look++) {
+            clock.advance(hour.dividedBy(2));
+            ManualTicker.awaitDutyCycles(runtime, 3);
+        }
+        assertThat(awaitFailure(read, Status.IO_TIMEOUT).getMessage()).contains("liveness deadline");
+        assertThat(await(connection.disconnected())).isEqualTo(DisconnectReason.CONNECTION_RESET);
+    }
+
+    @Test
     void aReadTheSilentPeerNeverAnswersFailsWithIoTimeoutAfterTheDeadline() throws Exception {
         ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-        RdmaConnection connection = connectToSilentPeer(raw);
+        RdmaConnection connection = connectToSilentPeer(watched, raw);
         MemoryRegion sink = closeLater(watched.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
         RemoteBuffer far = new RemoteBuffer(0, 4096, 0x1234);
         long posted = System.nanoTime();

@@ -2,6 +2,7 @@ package dev.rdmafutures.internal.poller;
 
 import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.PollerMetrics;
+import dev.rdmafutures.Ticker;
 import dev.rdmafutures.spi.Cancellable;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
@@ -65,6 +66,8 @@ public final class Poller implements PollerContext {
     private final AtomicLong dutyCycles = new AtomicLong();
     private final AtomicLong workCycles = new AtomicLong();
     private final AtomicLong busyNanos = new AtomicLong();
+    /** The clock of the deadlines (the runtime's Ticker); the duty-cycle counters keep real time. */
+    private final Ticker ticker;
     private final long startedAt = System.nanoTime();
 
     /**
@@ -73,9 +76,10 @@ public final class Poller implements PollerContext {
      * (Agrona's AgentInvoker): that thread, its owner, runs one duty cycle per {@link #invoke()}, until it hands the
      * poller over with {@link #handOver(Thread)}.
      */
-    public Poller(String name, IdleStrategy idleStrategy, DutyCycleErrors errors,
+    public Poller(String name, IdleStrategy idleStrategy, Ticker ticker, DutyCycleErrors errors,
                   Function<PollerContext, EventLoop> loopFactory, Thread invokedBy) {
         this.name = name;
+        this.ticker = ticker;
         this.errors = errors;
         this.idler = Idler.of(idleStrategy, this::block);
         this.thread = invokedBy == null ? new PollerThread(this::run, name) : null;
@@ -205,7 +209,12 @@ public final class Poller implements PollerContext {
     @Override
     public Cancellable schedule(Duration delay, Runnable task) {
         assertOnPoller();
-        return deadlines.schedule(System.nanoTime() + delay.toNanos(), task);
+        return deadlines.schedule(ticker.read() + delay.toNanos(), task);
+    }
+
+    @Override
+    public long nanoTime() {
+        return ticker.read();
     }
 
     @Override
@@ -254,8 +263,7 @@ public final class Poller implements PollerContext {
             errors.record("event loop poll", t);
             work++;
         }
-        long now = System.nanoTime();
-        work += deadlines.runDue(now, errors);
+        work += deadlines.runDue(ticker.read(), errors);
         flushLoop();
         dutyCycles.lazySet(dutyCycles.get() + 1);
         if (work > 0) {
@@ -308,7 +316,7 @@ public final class Poller implements PollerContext {
     }
 
     private void block(long maxNanos) {
-        long wait = Math.min(maxNanos, deadlines.nanosUntilNext(System.nanoTime()));
+        long wait = Math.min(maxNanos, deadlines.nanosUntilNext(ticker.read()));
         if (wait <= 0) {
             return;
         }
