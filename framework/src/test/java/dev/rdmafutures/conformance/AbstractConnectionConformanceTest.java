@@ -16,6 +16,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.ReadLimits;
+import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -241,8 +242,8 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
 
     @Test
     void aTerminationOverAProtocolErrorRunsBothSidesCallbacksOnce() {
-        // Neither application asked for this end: the side that terminated (the server, refusing a read it never
-        // allowed) gets its callback too, as DisconnectReason.PROTOCOL_ERROR says.
+        // Neither application asked for this end: the side that terminated (the server, refusing a read through a
+        // token it revoked) gets its callback too, as DisconnectReason.PROTOCOL_ERROR says.
         RdmaListener listener = listen();
         List<DisconnectReason> serverSaw = new CopyOnWriteArrayList<>();
         List<DisconnectReason> clientSaw = new CopyOnWriteArrayList<>();
@@ -251,8 +252,11 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         RdmaConnection s = closeLater(await(await(listener.next()).onDisconnect(serverSaw::add).accept()));
         RdmaConnection cc = closeLater(await(c));
         MemoryRegion local = closeLater(client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
-        MemoryRegion writeOnly = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_WRITE));
-        awaitFailure(cc.read(local, 0, writeOnly.remote(), 0, 64), Status.ACCESS_VIOLATION);
+        // A revoked token, which every provider refuses (siw does not check a region's remote-read right).
+        MemoryRegion revoked = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+        RemoteBuffer token = revoked.remote();
+        revoked.deregister();
+        awaitFailure(cc.read(local, 0, token, 0, 64), Status.ACCESS_VIOLATION);
         DisconnectReason clientEnd = await(cc.disconnected());
         DisconnectReason serverEnd = await(s.disconnected());
         assertThat(clientEnd.isPeerInitiated()).as("client: %s", clientEnd).isTrue();
