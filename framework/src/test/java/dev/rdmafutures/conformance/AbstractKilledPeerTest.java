@@ -99,8 +99,8 @@ public abstract class AbstractKilledPeerTest extends ConformanceSupport {
             assertThat(inFlight).as("READs in flight at the kill").isPositive();
             assertThat(failures).as("the READs the kill cut off").isNotEmpty();
             assertThat(failures.keySet()).allMatch(CUT_OFF::contains);
-            assertThat(settled).as("every READ settled within the disconnect timeout")
-                    .isLessThan(disconnectTimeout);
+            assertThat(settled).as("every READ settled within the disconnect timeout (connection %s, %s)", reason,
+                    failures).isLessThan(disconnectTimeout);
             assertThat(reason).isIn(DisconnectReason.PEER_DISCONNECTED, DisconnectReason.CONNECTION_RESET);
             Thread.sleep(100); // a second report would come right after the first
             assertThat(callbacks).as("disconnect callback calls").hasValue(1);
