@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  */
 final class MpaTransport {
     private static final Logger LOG = LoggerFactory.getLogger(MpaTransport.class);
+    /** Bytes queued from which a socket is written at once instead of at the duty cycle's flush. */
+    private static final long WRITE_AT_ONCE = 64 * 1024;
     /**
      * Room for the largest MPA message; the RTR after it is smaller. Once established, the queue pair parses the
      * stream with its own staging buffer, so this stays small for every connection.
@@ -126,7 +128,16 @@ final class MpaTransport {
      * produces for this socket leaves in one gathering write.
      */
     void flushLater() {
-        if (!flushPending && !closed) {
+        if (closed) {
+            return;
+        }
+        if (!waitsForRoom && outbound.enqueuedBytes() - outbound.flushedBytes() >= WRITE_AT_ONCE) {
+            // A burst this large fills a write by itself; holding it to the cycle's end would only keep more
+            // payload copies waiting (a parse can queue many 64 KiB Read Responses) and delay the peer.
+            flush();
+            return;
+        }
+        if (!flushPending) {
             flushPending = true;
             loop.flushLater(this);
         }
