@@ -35,6 +35,9 @@ class VerbsOnSiwVmTest {
             "aRevokedOrForgedTokenNeverExposesAByte",
             "siw refuses the revoked token and terminates, but the requester's read is flushed (CANCELED): the"
                     + " Terminate's cause does not reach user space",
+            "aTerminationOverAProtocolErrorRunsBothSidesCallbacksOnce",
+            "siw refuses the revoked token and terminates, but the requester's read is flushed (CANCELED): the"
+                    + " Terminate's cause does not reach user space",
             "readLimitsNegotiateToTheMinimumInBothDirections",
             "siw's relaxed IRD negotiation (module parameter relaxed_ird_negotiation, on by default) raises the"
                     + " passive side's inbound limit to the active side's outbound request (8, not 6)");
