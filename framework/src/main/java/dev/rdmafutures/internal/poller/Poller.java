@@ -119,10 +119,7 @@ public final class Poller implements PollerContext {
         try {
             return doWork();
         } finally {
-            cycle.release();
-            if (!running) {
-                shutDownOnce(); // a close from another thread met this cycle: the owner stops the loop, here
-            }
+            releaseCycle();
         }
     }
 
@@ -181,10 +178,7 @@ public final class Poller implements PollerContext {
             try {
                 return queueOwn(command);
             } finally {
-                cycle.release();
-                if (!running) {
-                    shutDownOnce();
-                }
+                releaseCycle();
             }
         }
         // The counter brackets the accepting check and the offer, so shutdown can wait out every submitter that
@@ -381,6 +375,14 @@ public final class Poller implements PollerContext {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
+        }
+    }
+
+    /** The owner lets go of the gate; a close from another thread that met its turn is carried out here, on it. */
+    private void releaseCycle() {
+        cycle.release();
+        if (!running) {
+            shutDownOnce();
         }
     }
 
