@@ -39,7 +39,7 @@ mkdir -p docs/reliability
   echo "Written by \`bin/faults --vm\` (testcontainers-rxe/vm/faults-vm.sh); every row is one test that passed. In"
   echo "flight: operations posted and not done when the fault struck. No future was left pending: each test waits"
   echo "for every one of them. A link cut here is silent: host A drops everything it sends (netem loss 100%) and"
-  echo "everything it receives (iptables), so no RST, DREQ or port event tells anyone."
+  echo "everything it receives (a tc ingress filter), so no RST, DREQ or port event tells anyone."
   echo
   echo "| fault | provider | in flight | futures ended | detected | went on serving | verified |"
   echo "|---|---|---|---|---|---|---|"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Link cuts without a reset between two VMs (rdma-vm pair, issue 15 item 2): host B serves a readable region on soft
 # and on verbs (rxe0), host A keeps 64 KiB READs outstanding to it and cuts its own side of the link silently (netem
-# drops what it sends, iptables what it receives): per provider a 1 s cut under a 4 s deadline loses nothing, and a
+# drops what it sends, an ingress filter what it receives): per provider a 1 s cut under a 4 s deadline loses nothing, and a
 # lasting cut ends every READ typed within a 2 s deadline (LinkCutPair in testcontainers-rxe's test classes).
 # The KV service through the same lasting cut (issue 23 item 5): B also runs the KV server (KvServerProcess) on soft
 # and on verbs (rxe0), A loads each at bin/kv's defaults and cuts the link under the load: every operation ends typed

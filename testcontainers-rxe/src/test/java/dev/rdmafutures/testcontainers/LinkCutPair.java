@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The link between two VMs is cut without a reset (issue 15, item 2), run by {@code vm/pair-faults.sh} in
  * {@code rdma-vm pair}: host B serves a readable region on soft and on verbs (rxe0); host A keeps 64 KiB READs
- * outstanding to it and cuts its own side of the link silently (netem drops every packet it sends, an iptables rule
+ * outstanding to it and cuts its own side of the link silently (netem drops every packet it sends, an ingress filter
  * every packet it receives: no RST, no DREQ, the port stays up). Per provider, a cut shorter than the deadline must
  * lose nothing, and a cut that outlasts it must end every READ with a typed status: the oldest IO_TIMEOUT (soft's
  * liveness deadline; verbs' retry budget, spent as RETRY_EXC_ERR), the others CANCELED, the connection
@@ -78,8 +78,8 @@ public final class LinkCutPair {
                     cut(sync, peerIp, broken);
                 } finally {
                     Files.writeString(sync.resolve("A-done"), "done");
+                    broken.forEach(b -> System.out.println("BROKEN: " + b)); // also those before an exception
                 }
-                broken.forEach(b -> System.out.println("BROKEN: " + b));
                 System.exit(broken.isEmpty() ? 0 : 1);
             }
             default -> {
@@ -192,6 +192,10 @@ public final class LinkCutPair {
                 awaitCompletions(3 * WINDOW);
                 long inFlight = pending();
                 long beforeCut = completed.get();
+                // The cut holds at least SHORT_CUT (from down's return to up's start) and at most from down's start
+                // to up's return; the row reports that upper bound, and a cut that ran as long as the deadline
+                // would test nothing this case claims.
+                long cutBegun = System.nanoTime();
                 linkDown();
                 try {
                     Thread.sleep(SHORT_CUT.toMillis());
@@ -199,6 +203,9 @@ public final class LinkCutPair {
                     linkUp();
                 }
                 long restoredAt = System.nanoTime();
+                Duration cutAtMost = Duration.ofNanos(restoredAt - cutBegun);
+                check(cutAtMost.compareTo(LONG_DEADLINE) < 0, "the harness held the short cut up to "
+                        + cutAtMost.toMillis() + " ms, not under the " + LONG_DEADLINE.toMillis() + " ms deadline");
                 awaitCompletions(completed.get() + 3 * WINDOW);
                 Duration resumed = Duration.ofNanos(System.nanoTime() - restoredAt);
                 stop.set(true);
@@ -207,8 +214,8 @@ public final class LinkCutPair {
                 check(mismatched.get() == 0, mismatched + " READs brought wrong bytes");
                 check(completed.get() >= beforeCut + 3 * WINDOW, "traffic did not resume after the cut");
                 check(connection.isConnected(), "the connection ended");
-                row("link cut " + SHORT_CUT.toMillis() + " ms without a reset, restored (64 KiB READs, "
-                        + WINDOW + " outstanding)", inFlight, "none failed; " + completed + " completed",
+                row("link cut " + SHORT_CUT.toMillis() + " ms (at most " + cutAtMost.toMillis()
+                        + " ms with applying it) without a reset, restored (64 KiB READs, " + WINDOW + " outstanding)", inFlight, "none failed; " + completed + " completed",
                         "not a failure: under the deadline (" + LONG_DEADLINE.toMillis() + " ms); "
                         + 3 * WINDOW + " more READs done " + resumed.toMillis() + " ms after restore",
                         "yes, the same connection", verified + " READs' 64 KiB verified");
@@ -381,7 +388,7 @@ public final class LinkCutPair {
         return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Cuts this host's side of the link: nothing leaves (netem), nothing is taken in (iptables); no reset. */
+    /** Cuts this host's side of the link: nothing leaves (netem), nothing is taken in (an ingress drop); no reset. */
     private static void linkDown() throws IOException, InterruptedException {
         LinkCut.down(NETDEV);
     }

@@ -139,7 +139,7 @@ public final class KvLinkCutPair {
                 check(o.ended() == o.started(), "not every operation started ended: " + o);
                 check(detected.compareTo(DEADLINE.dividedBy(2)) >= 0, "detected " + detected.toMillis()
                         + " ms after the cut began, before half the deadline");
-                // From the cut's start, plus the time it took to apply (A's replies may leave until iptables holds).
+                // From the cut's start, plus the time it took to apply (A's replies may leave until tc's drop holds).
                 check(detected.compareTo(DEADLINE.multipliedBy(5).dividedBy(4).plus(SLACK).plus(cut.applying()))
                         <= 0, "detected " + detected.toMillis() + " ms after the cut began, later than the deadline "
                         + "allows");
@@ -214,7 +214,7 @@ public final class KvLinkCutPair {
             // Started first, completed after: at most what was outstanding.
             long started = control.startedOperations();
             long completed = control.completedOperations();
-            // The cut is timed from its first command: tc drops what A sends from then on, and the commands run
+            // The cut is timed from its start: tc drops what A sends from then on, and its one batch runs
             // slowly beside a load thread that keeps the VM's one vCPU busy.
             long begun = System.nanoTime();
             try {
