@@ -7,6 +7,12 @@ import java.util.concurrent.CompletableFuture;
 /**
  * An established, reliable connection: one queue pair and its completions, driven by the runtime's poller (NDK's
  * {@code NDK_QP} bound to a connector).
+ *
+ * <p>Every post takes a slot of the initiator queue (READ, WRITE, SEND, windows) or of the receive queue (RECEIVE)
+ * until its outcome is reported. Where this page says a post "fails with {@link Status#INSUFFICIENT_RESOURCES} at
+ * once" for a full queue, that is the runtime's default {@link Admission#failFast()}; under
+ * {@link Admission#waitForSlot} the operation waits for a slot instead, in arrival order, and fails with that
+ * status through its future or callback only when the wait reaches its bound (a {@link #batch()} never waits).
  */
 public interface RdmaConnection extends AutoCloseable {
     /** The negotiated read limits and the peer's private data ({@code NdkGetConnectionData}). */

@@ -208,6 +208,7 @@ public final class RdmaRuntime implements AutoCloseable {
      *   <li>connect timeout 10 s, handshake timeout 10 s, disconnect timeout 5 s, listen backlog 128</li>
      *   <li>liveness timeout 10 s, slow-operation threshold (JFR) 10 ms</li>
      *   <li>deadlines on {@link Ticker#system()}</li>
+     *   <li>{@link Admission#failFast()}: a post without a free slot is refused at once</li>
      * </ul>
      */
     public static final class Builder {
@@ -227,6 +228,7 @@ public final class RdmaRuntime implements AutoCloseable {
         private Duration slowOperationThreshold = Duration.ofMillis(10);
         private Duration livenessTimeout = Duration.ofSeconds(10);
         private Ticker ticker = Ticker.system();
+        private Admission admission = Admission.failFast();
         private final Map<String, String> providerOptions = new LinkedHashMap<>();
 
         private Builder() {
@@ -344,6 +346,15 @@ public final class RdmaRuntime implements AutoCloseable {
         }
 
         /**
+         * What a connection's post does when its queue has no free slot: refused at once ({@link
+         * Admission#failFast()}, the default) or waiting for one ({@link Admission#waitForSlot}).
+         */
+        public Builder admission(Admission admission) {
+            this.admission = Objects.requireNonNull(admission, "admission");
+            return this;
+        }
+
+        /**
          * A provider-specific option, keyed {@code provider.name} (e.g. {@code soft.crc}); the provider that opens
          * rejects unknown keys of its own prefix and ignores other providers' keys.
          */
@@ -366,7 +377,7 @@ public final class RdmaRuntime implements AutoCloseable {
         public RdmaRuntime build() {
             return new RdmaRuntime(new RuntimeCore(new RuntimeSettings(pollerThreads, idleStrategy,
                     completionExecutor, connectTimeout, handshakeTimeout, disconnectTimeout, listenBacklog,
-                    threadNamePrefix, livenessTimeout, slowOperationThreshold, ticker, providerOptions),
+                    threadNamePrefix, livenessTimeout, slowOperationThreshold, ticker, admission, providerOptions),
                     selectProvider()));
         }
 

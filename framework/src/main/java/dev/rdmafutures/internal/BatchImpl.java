@@ -34,7 +34,8 @@ final class BatchImpl implements Batch {
                       long remoteOffset, OperationFlag[] flags) {
         OperationFuture future = newFuture();
         try {
-            operations.add(posting.started(kind, local, offset, length, remote, remoteOffset, flags, future, 0));
+            operations.add(posting.started(kind, local, offset, length, remote, remoteOffset, flags, future, 0,
+                    false));
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }
@@ -45,7 +46,7 @@ final class BatchImpl implements Batch {
                       OperationFlag[] flags) {
         OperationFuture future = newFuture();
         try {
-            operations.add(posting.started(kind, local, remote, remoteOffset, flags, future, 0));
+            operations.add(posting.started(kind, local, remote, remoteOffset, flags, future, 0, false));
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }

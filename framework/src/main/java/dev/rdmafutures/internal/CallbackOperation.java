@@ -50,6 +50,11 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     private int boundToken;
     /** When it was handed to the provider, for a JFR slow-operation event; 0 when not timed. */
     private long submittedAt;
+    /** Whether it holds a slot of its target, to give back when reported. */
+    private boolean holdsSlot;
+    /** Whether it waits for a slot ({@link SlotWaiters}), and by when it must get one, on the poller's ticker. */
+    private boolean waitingForSlot;
+    private long admitBy;
 
     private CallbackOperation(Pool pool, boolean pooled) {
         this.pool = pool;
@@ -91,6 +96,28 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         segmentCount = i + 1;
     }
 
+    /** It took a slot of its target at its post. */
+    void holdSlot() {
+        holdsSlot = true;
+    }
+
+    /** It found no slot and waits for one until {@code deadline}: its poller command queues it, not submits it. */
+    void awaitSlot(long deadline) {
+        waitingForSlot = true;
+        admitBy = deadline;
+    }
+
+    long admitBy() {
+        return admitBy;
+    }
+
+    /** On the poller: {@link SlotWaiters} took a slot for it; it goes to the target now. */
+    void admitted() {
+        waitingForSlot = false;
+        holdsSlot = true;
+        submit();
+    }
+
     /** Where the outcome goes; holds the segments' regions until it is reported. */
     void start(CompletionCallback target, long ctx) {
         this.callback = target;
@@ -126,16 +153,33 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         segmentCount = 0;
     }
 
-    /** The poller refused the command: undo {@link #start} and give the slot back; the caller reports the failure. */
+    /**
+     * The poller refused the command: undo {@link #start} and give the slot (or the place among the waiters) back;
+     * the caller reports the failure.
+     */
     void abandon() {
         releaseRegions();
-        pool.target.slots().release(kind);
+        if (holdsSlot) {
+            holdsSlot = false;
+            pool.target.slots().release(kind);
+        } else if (waitingForSlot) {
+            waitingForSlot = false;
+            pool.waiters.unreserve();
+        }
         clear();
     }
 
-    /** The poller command: hand the request to the provider. */
+    /** The poller command: hand the request to the provider, or, waiting for a slot, join the waiters. */
     @Override
     public void run() {
+        if (waitingForSlot) {
+            pool.waiters.arrive(this);
+        } else {
+            submit();
+        }
+    }
+
+    private void submit() {
         OperationCounters counters = pool.target.counters();
         counters.posted();
         submittedAt = counters.runtime().startTiming();
@@ -238,7 +282,14 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         }
         counters.runtime().finishTiming(submittedAt, kind, length, error);
         submittedAt = 0;
-        pool.target.slots().release(kind); // before the callback, which may post into the freed slot
+        waitingForSlot = false;
+        if (holdsSlot) { // a waiter that never got one gives none back
+            holdsSlot = false;
+            pool.target.slots().release(kind); // before the callback, which may post into the freed slot
+            if (pool.waiters != null) {
+                pool.waiters.slotFreed();
+            }
+        }
         this.bytes = bytes;
         this.invalidated = invalidated;
         this.invalidatedToken = token;
@@ -305,10 +356,13 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         private final OperationTarget target;
         private final PollerProxy poller;
         private final ArrayDeque<CallbackOperation> idle = new ArrayDeque<>();
+        /** The target's waiters under {@link dev.rdmafutures.Admission#waitForSlot}; null when posts never wait. */
+        final SlotWaiters waiters;
 
-        Pool(OperationTarget target, PollerProxy poller) {
+        Pool(OperationTarget target, PollerProxy poller, SlotWaiters waiters) {
             this.target = target;
             this.poller = poller;
+            this.waiters = waiters;
         }
 
         CallbackOperation acquire() {

@@ -36,7 +36,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     ConnectionDataPath(RuntimeOwner runtime, PollerProxy poller) {
         this.runtime = runtime;
         this.poller = poller;
-        this.posting = new Posting(runtime, poller, (OperationTarget) this, this::checkAccepts);
+        this.posting = new Posting(runtime, poller, (OperationTarget) this, runtime.admission(), this::checkAccepts);
     }
 
     /** The last check of every post, after its arguments': throws the refusal when the connection cannot take it. */
@@ -136,7 +136,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     public void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
                      CompletionCallback callback, long context, OperationFlag... flags) {
         posting.post(posting.started(WorkRequest.Kind.READ, local, localOffset, length,
-                Objects.requireNonNull(remote, "remote"), remoteOffset, flags, callback, context), "READ");
+                Objects.requireNonNull(remote, "remote"), remoteOffset, flags, callback, context, true), "READ");
     }
 
     @Override
@@ -149,7 +149,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     public void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
                       CompletionCallback callback, long context, OperationFlag... flags) {
         posting.post(posting.started(WorkRequest.Kind.WRITE, local, localOffset, length,
-                Objects.requireNonNull(remote, "remote"), remoteOffset, flags, callback, context), "WRITE");
+                Objects.requireNonNull(remote, "remote"), remoteOffset, flags, callback, context, true), "WRITE");
     }
 
     @Override
@@ -161,13 +161,13 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     public void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context,
                      OperationFlag... flags) {
         posting.post(posting.started(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags, callback,
-                context), "SEND");
+                context, true), "SEND");
     }
 
     @Override
     public void receive(MemoryRegion local, int offset, int length, CompletionCallback callback, long context) {
         posting.post(posting.started(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS, callback,
-                context), "RECEIVE");
+                context, true), "RECEIVE");
     }
 
     @Override
@@ -180,7 +180,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     public void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
                      long context, OperationFlag... flags) {
         posting.post(posting.started(WorkRequest.Kind.READ, local, Objects.requireNonNull(remote, "remote"),
-                remoteOffset, flags, callback, context), "READ");
+                remoteOffset, flags, callback, context, true), "READ");
     }
 
     @Override
@@ -193,7 +193,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     public void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
                       long context, OperationFlag... flags) {
         posting.post(posting.started(WorkRequest.Kind.WRITE, local, Objects.requireNonNull(remote, "remote"),
-                remoteOffset, flags, callback, context), "WRITE");
+                remoteOffset, flags, callback, context, true), "WRITE");
     }
 
     @Override
@@ -203,12 +203,12 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
 
     @Override
     public void send(ScatterGatherList local, CompletionCallback callback, long context, OperationFlag... flags) {
-        posting.post(posting.started(WorkRequest.Kind.SEND, local, null, 0, flags, callback, context), "SEND");
+        posting.post(posting.started(WorkRequest.Kind.SEND, local, null, 0, flags, callback, context, true), "SEND");
     }
 
     @Override
     public void receive(ScatterGatherList local, CompletionCallback callback, long context) {
-        posting.post(posting.started(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS, callback, context),
+        posting.post(posting.started(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS, callback, context, true),
                 "RECEIVE");
     }
 
@@ -216,7 +216,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
                                                  RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
         OperationFuture future = new OperationFuture(runtime.driver());
         try {
-            posting.post(posting.started(kind, local, offset, length, remote, remoteOffset, flags, future, 0),
+            posting.post(posting.started(kind, local, offset, length, remote, remoteOffset, flags, future, 0, true),
                     kind.name());
         } catch (RdmaException e) {
             future.completeExceptionally(e);
@@ -228,7 +228,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
                                                  long remoteOffset, OperationFlag[] flags) {
         OperationFuture future = new OperationFuture(runtime.driver());
         try {
-            posting.post(posting.started(kind, local, remote, remoteOffset, flags, future, 0), kind.name());
+            posting.post(posting.started(kind, local, remote, remoteOffset, flags, future, 0, true), kind.name());
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }

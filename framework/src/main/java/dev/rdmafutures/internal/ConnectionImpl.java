@@ -33,7 +33,8 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
     private volatile ProviderConnection provider;
     private volatile ConnectionData data;
     private volatile boolean connected;
-    private boolean disconnectRequested;
+    /** Written under the lock; volatile for {@link #isEnding()} on the poller. */
+    private volatile boolean disconnectRequested;
     /** Established on the shared queue, and not yet released by a disconnect request or the end. Guarded by this. */
     private boolean usesSharedQueue;
 
@@ -143,6 +144,11 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
             throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " takes its receives from a shared "
                     + "receive queue; post them there");
         }
+    }
+
+    @Override
+    public boolean isEnding() {
+        return !connected || disconnectRequested;
     }
 
     @Override

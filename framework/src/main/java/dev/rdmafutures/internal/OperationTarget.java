@@ -10,6 +10,12 @@ interface OperationTarget {
     /** Its operations' counters. */
     OperationCounters counters();
 
+    /**
+     * Whether the target is ending (its end was requested or reached): operations still waiting for a slot are then
+     * flushed CANCELED instead of admitted.
+     */
+    boolean isEnding();
+
     /** Where outcomes are delivered. */
     Completions completions();
 

@@ -1,5 +1,6 @@
 package dev.rdmafutures.internal;
 
+import dev.rdmafutures.Admission;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlag;
@@ -24,6 +25,7 @@ final class Posting {
     private final PollerProxy poller;
     private final OperationTarget target;
     private final CallbackOperation.Pool pool;
+    private final SlotWaiters waiters;
     private final Guard guard;
 
     /** The target's own check, after the arguments': whether it accepts operations now. */
@@ -32,22 +34,31 @@ final class Posting {
         void check(WorkRequest.Kind kind);
     }
 
-    Posting(RuntimeOwner runtime, PollerProxy poller, OperationTarget target, Guard guard) {
+    /**
+     * Posts to {@code target}; with {@code admission} waiting ({@link Admission#waitForSlot}), a post without a free
+     * slot waits for one, except a batch's (see {@code mayWait}).
+     */
+    Posting(RuntimeOwner runtime, PollerProxy poller, OperationTarget target, Admission admission, Guard guard) {
         this.runtime = runtime;
         this.poller = poller;
         this.target = target;
-        this.pool = new CallbackOperation.Pool(target, poller);
+        this.waiters = admission.waits() ? new SlotWaiters(target, poller, admission) : null;
+        this.pool = new CallbackOperation.Pool(target, poller, waiters);
         this.guard = guard;
     }
 
-    /** A validated one-buffer operation reporting to {@code callback}, holding its region and its slot. */
+    /**
+     * A validated one-buffer operation reporting to {@code callback}, holding its region and its slot (or, when
+     * {@code mayWait} and the admission waits, its place among the waiters).
+     */
     CallbackOperation started(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
-                              long remoteOffset, OperationFlag[] flags, CompletionCallback callback, long context) {
+                              long remoteOffset, OperationFlag[] flags, CompletionCallback callback, long context,
+                              boolean mayWait) {
         Objects.requireNonNull(callback, "callback");
         CallbackOperation op = prepared(kind, length, remote, remoteOffset, flags);
         try {
             op.addSegment(DataPath.local(runtime, local, offset, length, placesData(kind)), offset, length);
-            finishChecks(kind);
+            finishChecks(op, kind, mayWait);
         } catch (RdmaException e) {
             discard(op);
             throw e;
@@ -58,9 +69,9 @@ final class Posting {
 
     /** A validated scatter-gather operation reporting to {@code callback}; the segments are copied. */
     CallbackOperation started(WorkRequest.Kind kind, ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
-                              OperationFlag[] flags, CompletionCallback callback, long context) {
+                              OperationFlag[] flags, CompletionCallback callback, long context, boolean mayWait) {
         Objects.requireNonNull(callback, "callback");
-        CallbackOperation op = segmented(kind, local, remote, remoteOffset, flags);
+        CallbackOperation op = segmented(kind, local, remote, remoteOffset, flags, mayWait);
         op.start(callback, context);
         return op;
     }
@@ -71,12 +82,12 @@ final class Posting {
         Objects.requireNonNull(callback, "callback");
         CallbackOperation op;
         if (local != null) {
-            op = segmented(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS);
+            op = segmented(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS, false);
         } else {
             op = prepared(WorkRequest.Kind.RECEIVE, length, null, 0, NO_FLAGS);
             try {
                 op.addSegment(DataPath.local(runtime, region, offset, length, true), offset, length);
-                finishChecks(WorkRequest.Kind.RECEIVE);
+                finishChecks(op, WorkRequest.Kind.RECEIVE, false);
             } catch (RdmaException e) {
                 discard(op);
                 throw e;
@@ -103,7 +114,7 @@ final class Posting {
                 op.addSegment((MemoryRegionImpl) region, 0, length);
             }
             op.setWindow(target);
-            finishChecks(kind);
+            finishChecks(op, kind, true);
         } catch (RdmaException e) {
             discard(op);
             throw e;
@@ -121,7 +132,7 @@ final class Posting {
     }
 
     private CallbackOperation segmented(WorkRequest.Kind kind, ScatterGatherList local, RemoteBuffer remote,
-                                        long remoteOffset, OperationFlag[] flags) {
+                                        long remoteOffset, OperationFlag[] flags, boolean mayWait) {
         Objects.requireNonNull(local, "local");
         CallbackOperation op = prepared(kind, local.totalLength(), remote, remoteOffset, flags);
         try {
@@ -138,7 +149,7 @@ final class Posting {
                 int length = local.length(i);
                 op.addSegment(DataPath.local(runtime, local.region(i), offset, length, placesData), offset, length);
             }
-            finishChecks(kind);
+            finishChecks(op, kind, mayWait);
         } catch (RdmaException e) {
             discard(op);
             throw e;
@@ -170,10 +181,21 @@ final class Posting {
         return op;
     }
 
-    /** The target's state, then a slot: the last checks, the slot taken only when everything else passed. */
-    private void finishChecks(WorkRequest.Kind kind) {
+    /**
+     * The target's state, then a slot: the last checks, the slot taken only when everything else passed. Without a
+     * free slot, or behind others waiting (arrival order), an operation that may wait reserves a place among the
+     * waiters instead; otherwise it is refused.
+     */
+    private void finishChecks(CallbackOperation op, WorkRequest.Kind kind, boolean mayWait) {
         guard.check(kind);
-        target.slots().take(kind);
+        boolean waits = mayWait && waiters != null;
+        if ((!waits || !waiters.anyWaiting()) && target.slots().tryTake(kind)) {
+            op.holdSlot();
+        } else if (waits) {
+            op.awaitSlot(waiters.reserve(kind));
+        } else {
+            throw target.slots().refusal(kind);
+        }
     }
 
     private void discard(CallbackOperation op) {

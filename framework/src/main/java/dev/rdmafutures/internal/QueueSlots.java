@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The initiator and receive slots of one connection, as NDK's QP has them: an operation takes one when posted, from
  * any thread, and gives it back when its outcome is reported; beyond the depth a post is refused with
- * {@link Status#INSUFFICIENT_RESOURCES}. Lock-free and allocation-free while slots are free.
+ * {@link Status#INSUFFICIENT_RESOURCES} or waits ({@link SlotWaiters}). Lock-free and allocation-free while slots
+ * are free.
  */
 final class QueueSlots {
     private final QueueDepths depths;
@@ -27,12 +28,8 @@ final class QueueSlots {
         return depths;
     }
 
-    /**
-     * Takes a slot of the queue {@code kind} goes to.
-     *
-     * @throws RdmaException {@link Status#INSUFFICIENT_RESOURCES}, nothing taken, when that queue is full
-     */
-    void take(WorkRequest.Kind kind) {
+    /** Takes a slot of the queue {@code kind} goes to; false, nothing taken, when that queue is full. */
+    boolean tryTake(WorkRequest.Kind kind) {
         boolean receive = kind == WorkRequest.Kind.RECEIVE;
         AtomicInteger inUse = receive ? receiveInUse : initiatorInUse;
         int depth = receive ? depths.receive() : depths.initiator();
@@ -40,11 +37,19 @@ final class QueueSlots {
         do {
             used = inUse.get();
             if (used >= depth) {
-                throw new RdmaException(Status.INSUFFICIENT_RESOURCES, kind + " refused: all " + depth + " slots of the "
-                        + (receive ? "receive" : "initiator") + " queue are taken; post again once completions "
-                        + "free some (" + hint + ")");
+                return false;
             }
         } while (!inUse.compareAndSet(used, used + 1));
+        return true;
+    }
+
+    /** The refusal of a post of {@code kind} that found its queue full: {@link Status#INSUFFICIENT_RESOURCES}. */
+    RdmaException refusal(WorkRequest.Kind kind) {
+        boolean receive = kind == WorkRequest.Kind.RECEIVE;
+        return new RdmaException(Status.INSUFFICIENT_RESOURCES, kind + " refused: all "
+                + (receive ? depths.receive() : depths.initiator()) + " slots of the "
+                + (receive ? "receive" : "initiator") + " queue are taken; post again once completions free some ("
+                + hint + ")");
     }
 
     /** The most segments one operation of {@code kind} may carry. */

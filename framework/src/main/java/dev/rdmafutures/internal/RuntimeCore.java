@@ -2,6 +2,7 @@ package dev.rdmafutures.internal;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.Admission;
 import dev.rdmafutures.FastRegion;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
@@ -56,6 +57,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private final Duration connectTimeout;
     private final Duration closeTimeout;
     private final int listenBacklog;
+    private final Admission admission;
     private final RdmaConnector connector = new ConnectorImpl(this);
     /** Listeners, shared endpoints and regions still open: closed with the runtime. */
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
@@ -71,6 +73,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         this.connectTimeout = settings.connectTimeout();
         this.closeTimeout = settings.disconnectTimeout().plusSeconds(5);
         this.listenBacklog = settings.listenBacklog();
+        this.admission = settings.admission();
         this.completions = new Completions(settings.completionExecutor(), errors);
         this.device = provider.open(new ProviderConfig(settings.providerOptions(), settings.handshakeTimeout(),
                 settings.disconnectTimeout(), settings.livenessTimeout()));
@@ -247,6 +250,11 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     public void adoptOnOwner() {
         OwnedRuntimes.enter(this);
         indexedByOwner = true;
+    }
+
+    @Override
+    public Admission admission() {
+        return admission;
     }
 
     @Override

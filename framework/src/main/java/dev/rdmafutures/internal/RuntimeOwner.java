@@ -1,6 +1,7 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.Admission;
 import dev.rdmafutures.internal.poller.PollerProxy;
 import java.time.Duration;
 
@@ -29,6 +30,9 @@ interface RuntimeOwner {
 
     /** What a waiting owner thread polls, or null when poller threads complete the futures. */
     Driver driver();
+
+    /** What a connection's post does without a free slot. */
+    Admission admission();
 
     /** The runtime's counters and JFR events. */
     RuntimeRecorder recorder();

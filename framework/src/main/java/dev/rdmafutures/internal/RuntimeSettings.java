@@ -1,5 +1,6 @@
 package dev.rdmafutures.internal;
 
+import dev.rdmafutures.Admission;
 import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.Ticker;
 import java.time.Duration;
@@ -20,12 +21,13 @@ import java.util.concurrent.Executor;
  * @param livenessTimeout    how long a silent peer that owes us something keeps its connection
  * @param slowOperationThreshold the duration from which an operation is reported as a JFR SlowOperation event
  * @param ticker             the time source of the pollers' deadlines
+ * @param admission          what a connection's post does without a free slot
  * @param providerOptions    provider-specific options
  */
 public record RuntimeSettings(int pollerThreads, IdleStrategy idleStrategy, Executor completionExecutor,
                               Duration connectTimeout, Duration handshakeTimeout, Duration disconnectTimeout,
                               int listenBacklog, String threadNamePrefix, Duration livenessTimeout,
-                              Duration slowOperationThreshold, Ticker ticker,
+                              Duration slowOperationThreshold, Ticker ticker, Admission admission,
                               Map<String, String> providerOptions) {
     /** Copies the options. */
     public RuntimeSettings {

@@ -1,5 +1,6 @@
 package dev.rdmafutures.internal;
 
+import dev.rdmafutures.Admission;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationMetrics;
 import dev.rdmafutures.QueueDepths;
@@ -53,7 +54,7 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
         this.slots = new QueueSlots(new QueueDepths(1, depth, 1, maxSge),
                 "SharedReceiveQueue.depth and availableSlots");
         this.counters = new OperationCounters(runtime.recorder());
-        this.posting = new Posting(runtime, poller, this, kind -> {
+        this.posting = new Posting(runtime, poller, this, Admission.failFast(), kind -> {
             if (closed) {
                 throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " is closed");
             }
@@ -230,6 +231,11 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     @Override
     public Completions completions() {
         return runtime.completions();
+    }
+
+    @Override
+    public boolean isEnding() {
+        return closed;
     }
 
     @Override
