@@ -1,6 +1,5 @@
 package dev.rdmafutures;
 
-import dev.rdmafutures.internal.Validation;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -50,7 +49,10 @@ public final class Admission {
      * @throws NullPointerException when {@code maxWait} is null
      */
     public static Admission waitForSlot(Duration maxWait, int maxWaiters) {
-        Validation.timeout(maxWait, "maxWait");
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative() || maxWait.isZero() || maxWait.compareTo(Duration.ofDays(1)) > 0) {
+            throw new RdmaException(Status.INVALID_PARAMETER, "maxWait must be positive and at most a day: " + maxWait);
+        }
         if (maxWaiters < 1) {
             throw new RdmaException(Status.INVALID_PARAMETER, "maxWaiters must be at least 1: " + maxWaiters);
         }

@@ -6,16 +6,20 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.module.ModuleDescriptor;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.spi.ToolProvider;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -69,7 +73,8 @@ class ModuleBoundaryTest {
     }
 
     private static boolean isInternal(String c) {
-        return c.startsWith(API + ".internal.") || c.startsWith(API + ".soft.") || c.startsWith(API + ".verbs.");
+        return c.startsWith(API + ".internal.") || c.startsWith(API + ".soft.") || c.startsWith(API + ".verbs.")
+                || c.startsWith(API + ".providerkit.");
     }
 
     @Test
@@ -131,5 +136,36 @@ class ModuleBoundaryTest {
                 assertThat(to).as(from).allMatch(c -> inApi(c) || c.startsWith(API + ".spi."));
             }
         });
+    }
+
+    @Test
+    void theProvidersSharedHelpersUseTheApiAndTheSpiOnly() {
+        assertThat(DEPENDS.keySet()).as("the provider kit's classes").anyMatch(c -> c.startsWith(API + ".providerkit."));
+        DEPENDS.forEach((from, to) -> {
+            if (from.startsWith(API + ".providerkit.")) {
+                assertThat(to).as(from).allMatch(c -> inApi(c) || c.startsWith(API + ".spi.")
+                        || c.startsWith(API + ".providerkit."));
+            }
+        });
+    }
+
+    /** The SPI a provider outside this module implements: interfaces, records, enums and final value classes. */
+    @Test
+    void theSpiExportsInterfacesAndValueTypesOnly() throws Exception {
+        List<String> concrete = new ArrayList<>();
+        List<String> spi;
+        try (Stream<Path> files = Files.list(classes.resolve("dev/rdmafutures/spi"))) {
+            spi = files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".class") && !n.contains("$")
+                    && !n.startsWith("package-info")).map(n -> API + ".spi." + n.replace(".class", "")).toList();
+        }
+        assertThat(spi).contains(API + ".spi.RdmaProvider");
+        for (String c : spi) {
+            Class<?> type = Class.forName(c, false, getClass().getClassLoader());
+            if (Modifier.isPublic(type.getModifiers()) && !type.isInterface() && !type.isRecord() && !type.isEnum()) {
+                concrete.add(c);
+            }
+        }
+        // AdapterInfoBuilder builds an immutable value; no other concrete class may be frozen into the SPI.
+        assertThat(concrete).containsExactly(API + ".spi.AdapterInfoBuilder");
     }
 }

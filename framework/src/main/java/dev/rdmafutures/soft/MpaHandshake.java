@@ -5,8 +5,8 @@ import dev.rdmafutures.ReadLimits;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.soft.mpa.MpaMessage;
 import dev.rdmafutures.soft.mpa.MpaProtocolException;
-import dev.rdmafutures.spi.ConnectionLifecycle;
-import dev.rdmafutures.spi.ReadLimitNegotiation;
+import dev.rdmafutures.providerkit.ConnectionLifecycle;
+import dev.rdmafutures.providerkit.ReadLimitNegotiation;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

@@ -7,7 +7,7 @@ import dev.rdmafutures.Status;
 import dev.rdmafutures.soft.mpa.FpduFraming;
 import dev.rdmafutures.soft.mpa.MpaProtocolException;
 import dev.rdmafutures.spi.ConnectionEvents;
-import dev.rdmafutures.spi.ConnectionLifecycle;
+import dev.rdmafutures.providerkit.ConnectionLifecycle;
 import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConnection;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;

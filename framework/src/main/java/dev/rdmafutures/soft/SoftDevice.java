@@ -5,6 +5,7 @@ import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.soft.mpa.MpaMessage;
+import dev.rdmafutures.spi.AdapterInfoBuilder;
 import dev.rdmafutures.spi.BoundListener;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
@@ -16,7 +17,7 @@ import dev.rdmafutures.spi.ProviderFastRegion;
 import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.SharedAddress;
-import dev.rdmafutures.spi.SharedPorts;
+import dev.rdmafutures.providerkit.SharedPorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -65,7 +66,7 @@ final class SoftDevice implements ProviderDevice {
         this.config = config;
         this.crcRequested = parseOptions(config.options());
         int pd = MpaMessage.MAX_CONSUMER_PRIVATE_DATA;
-        this.adapterInfo = AdapterInfo.builder()
+        this.adapterInfo = new AdapterInfoBuilder()
                 .providerName(SoftProvider.NAME)
                 .deviceName("soft-tcp")
                 .transport(AdapterInfo.Transport.IWARP)

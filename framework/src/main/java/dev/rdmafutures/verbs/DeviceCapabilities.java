@@ -1,6 +1,7 @@
 package dev.rdmafutures.verbs;
 
 import dev.rdmafutures.AdapterInfo;
+import dev.rdmafutures.spi.AdapterInfoBuilder;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.verbs.NativeLayout.DeviceInfo;
@@ -73,7 +74,7 @@ record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean short
             transport = scratch.getInt(NativeLayout.PortInfo.LINK_LAYER) == LINK_LAYER_ETHERNET
                     ? AdapterInfo.Transport.ROCE : AdapterInfo.Transport.INFINIBAND;
         }
-        AdapterInfo info = AdapterInfo.builder()
+        AdapterInfo info = new AdapterInfoBuilder()
                 .providerName(VerbsProvider.NAME)
                 .deviceName(name)
                 .transport(transport)

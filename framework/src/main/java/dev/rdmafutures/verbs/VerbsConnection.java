@@ -10,7 +10,7 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.Cancellable;
 import dev.rdmafutures.spi.ConnectionEvents;
-import dev.rdmafutures.spi.ConnectionLifecycle;
+import dev.rdmafutures.providerkit.ConnectionLifecycle;
 import dev.rdmafutures.spi.ProviderConnection;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.WorkRequest;

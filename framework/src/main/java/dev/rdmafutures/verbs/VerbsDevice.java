@@ -24,7 +24,7 @@ import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.ProviderWindow;
 import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.SharedAddress;
-import dev.rdmafutures.spi.SharedPorts;
+import dev.rdmafutures.providerkit.SharedPorts;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,8 +1,11 @@
-package dev.rdmafutures.spi;
+package dev.rdmafutures.providerkit;
 
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.spi.ConnectionEvents;
+import dev.rdmafutures.spi.EstablishEvents;
+import dev.rdmafutures.spi.ProviderConnection;
 
 /**
  * The life of one provider connection, the same for every provider: the phase that decides what a post, a

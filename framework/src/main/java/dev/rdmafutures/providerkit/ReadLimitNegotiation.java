@@ -1,4 +1,4 @@
-package dev.rdmafutures.spi;
+package dev.rdmafutures.providerkit;
 
 import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.ReadLimits;

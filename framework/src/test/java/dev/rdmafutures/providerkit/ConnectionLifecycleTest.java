@@ -1,4 +1,4 @@
-package dev.rdmafutures.spi;
+package dev.rdmafutures.providerkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,10 @@ import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.ReadLimits;
 import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.ConnectionEvents;
+import dev.rdmafutures.spi.EstablishEvents;
+import dev.rdmafutures.spi.ProviderConnection;
+import dev.rdmafutures.spi.SharedAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;

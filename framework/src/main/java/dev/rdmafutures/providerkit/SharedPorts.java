@@ -1,5 +1,6 @@
-package dev.rdmafutures.spi;
+package dev.rdmafutures.providerkit;
 
+import dev.rdmafutures.spi.SharedAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
