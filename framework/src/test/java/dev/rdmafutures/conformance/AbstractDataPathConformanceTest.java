@@ -215,7 +215,7 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
         MemoryRegion remote = register(server, 128, ALL);
         fill(local, 3);
         CompletableFuture<Completion> sent = pair.client().send(local, 0, 100);
-        Thread.sleep(200);
+        Thread.sleep(200); // the Send crosses the real transport and finds no receive before one is posted
         CompletableFuture<Completion> received = pair.server().receive(remote, 0, 128);
         assertThat(await(received).bytes()).isEqualTo(100);
         await(sent);

@@ -3,12 +3,14 @@ package dev.rdmafutures.soft;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
+import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.PollerMetrics;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.conformance.ConformanceSupport;
+import dev.rdmafutures.conformance.ManualTicker;
 import dev.rdmafutures.conformance.ProviderFixture;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
@@ -54,11 +56,15 @@ class SoftIdleConnectionsTest extends ConformanceSupport {
 
     @Test
     void idleConnectionsArmNoTimers() throws Exception {
-        // A liveness deadline of 40 ms would look at each connection every 10 ms if idle ones were watched.
+        // A liveness deadline of 40 ms would look at each connection every 10 ms if idle ones were watched. Both
+        // runtimes count on one clock this test moves: a second of it passes in 10 ms steps without waiting for it.
+        // Their pollers yield instead of sleeping when idle, so that each step's duty cycle comes at once; a cycle
+        // counts as work only when it did some.
+        ManualTicker ticker = new ManualTicker();
         RdmaRuntime quickServer = closeLater(fixture().runtimeBuilder().livenessTimeout(Duration.ofMillis(40))
-                .build());
+                .ticker(ticker).idleStrategy(IdleStrategy.YIELD).build());
         RdmaRuntime quickClient = closeLater(fixture().runtimeBuilder().livenessTimeout(Duration.ofMillis(40))
-                .build());
+                .ticker(ticker).idleStrategy(IdleStrategy.YIELD).build());
         RdmaListener listener = closeLater(quickServer.listen(anyPort()));
         MemoryRegion served = quickServer.register(ByteBuffer.allocateDirect(8), Access.LOCAL_WRITE,
                 Access.REMOTE_READ);
@@ -69,12 +75,23 @@ class SoftIdleConnectionsTest extends ConformanceSupport {
             RdmaConnection connection = closeLater(await(c));
             await(connection.read(sink, 0, served.remote(), 0, 8)); // armed the watch once
         }
-        Thread.sleep(100); // the watches armed by the READs look once, find nothing owed, and stop
+        advance(ticker, 10, quickClient, quickServer); // the watches armed by the READs look, find nothing owed, stop
         long before = workCycles(quickClient) + workCycles(quickServer);
-        Thread.sleep(400);
+        advance(ticker, 100, quickClient, quickServer);
         long during = workCycles(quickClient) + workCycles(quickServer) - before;
-        assertThat(during).as("poller cycles with work over 400 ms with %d idle connections", CONNECTIONS)
+        // Watched, each runtime would run due checks in every step: 200 cycles with work at least.
+        assertThat(during).as("poller cycles with work over 1 s of the clock with %d idle connections", CONNECTIONS)
                 .isLessThan(CONNECTIONS);
+    }
+
+    /** Moves {@code ticker} {@code steps} times by 10 ms, each time letting both runtimes' pollers see it. */
+    private static void advance(ManualTicker ticker, int steps, RdmaRuntime a, RdmaRuntime b)
+            throws InterruptedException {
+        for (int i = 0; i < steps; i++) {
+            ticker.advance(Duration.ofMillis(10));
+            ManualTicker.awaitDutyCycles(a, 1);
+            ManualTicker.awaitDutyCycles(b, 1);
+        }
     }
 
     private static long workCycles(RdmaRuntime runtime) {

@@ -240,7 +240,7 @@ class SoftWireTest extends ConformanceSupport {
                 write(peer, readRequest(msn, source, 8 << 20)); // 8 MiB each: far more than the socket buffers
             }
             if (requests == 2) {
-                Thread.sleep(300);
+                Thread.sleep(300); // an absence: the real peer's requests reach the provider, which must not end it
                 assertThat(accepted.isConnected()).as("within the inbound limit").isTrue();
             } else {
                 assertThat(await(accepted.disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
