@@ -13,6 +13,46 @@ import java.util.concurrent.CompletableFuture;
  * once" for a full queue, that is the runtime's default {@link Admission#failFast()}; under
  * {@link Admission#waitForSlot} the operation waits for a slot instead, in arrival order, and fails with that
  * status through its future or callback only when the wait reaches its bound (a {@link #batch()} never waits).
+ *
+ * <h2>Refusals: what a post checks before anything is taken</h2>
+ * A post is checked whole before it takes a slot or holds a region; a refused post takes nothing, posts nothing and
+ * leaves the connection up. The future form returns a future that has already failed with the status below (it
+ * never throws an {@link RdmaException}); the callback form throws that {@link RdmaException} and never calls the
+ * callback; a {@link Batch} fails that operation's future and keeps the others.
+ * <table>
+ *   <caption>Statuses of a refused post</caption>
+ *   <tr><th>argument or state</th><th>status</th></tr>
+ *   <tr><td>a null region, list, remote buffer, callback, flags array or flag</td>
+ *       <td>{@link NullPointerException}, thrown by every form</td></tr>
+ *   <tr><td>the runtime is closed</td><td>{@link Status#CONNECTION_INVALID}</td></tr>
+ *   <tr><td>{@code [remoteOffset, +length)} outside {@code remote} (READ, WRITE)</td>
+ *       <td>{@link Status#REMOTE_RESOURCES}</td></tr>
+ *   <tr><td>a local region of another runtime</td><td>{@link Status#ACCESS_VIOLATION}</td></tr>
+ *   <tr><td>a negative offset or length</td><td>{@link Status#INVALID_PARAMETER}</td></tr>
+ *   <tr><td>{@code [offset, +length)} outside the local region</td><td>{@link Status#ACCESS_VIOLATION}</td></tr>
+ *   <tr><td>a deregistered or invalidated local region</td><td>{@link Status#ACCESS_VIOLATION}</td></tr>
+ *   <tr><td>no {@link Access#LOCAL_WRITE} where data is placed (READ, RECEIVE)</td>
+ *       <td>{@link Status#ACCESS_VIOLATION}</td></tr>
+ *   <tr><td>more segments than {@link QueueDepths#initiatorSge()} or {@link QueueDepths#receiveSge()}</td>
+ *       <td>{@link Status#INVALID_PARAMETER}</td></tr>
+ *   <tr><td>the connection is not connected (never was, disconnecting, or ended)</td>
+ *       <td>{@link Status#CONNECTION_INVALID}</td></tr>
+ *   <tr><td>a receive on a connection that takes its receives from a {@link SharedReceiveQueue}</td>
+ *       <td>{@link Status#INVALID_DEVICE_STATE}</td></tr>
+ *   <tr><td>Send with Invalidate where {@link AdapterInfo#isRemoteInvalidateSupported()} is false</td>
+ *       <td>{@link Status#NOT_SUPPORTED}</td></tr>
+ *   <tr><td>no free slot in the queue the operation goes to ({@link Admission#failFast()})</td>
+ *       <td>{@link Status#INSUFFICIENT_RESOURCES}</td></tr>
+ * </table>
+ *
+ * <h2>Failures the peer decides</h2>
+ * What only the peer can check arrives through the future or callback, never as a throw: a token it does not know,
+ * has revoked, or that lacks the right (a window's outside its bound span or on another connection included) fails
+ * the operation with {@link Status#ACCESS_VIOLATION} (or {@link Status#REMOTE_RESOURCES} where the transport tells a
+ * bounds fault apart), and a Send larger than the receive that takes it fails the Send. Either way the peer
+ * terminates the connection, as iWARP and verbs do: both ends report {@link DisconnectReason#PROTOCOL_ERROR} through
+ * {@link #disconnected()} (a verbs peer may see {@link DisconnectReason#PEER_DISCONNECTED}), each side's
+ * {@code onDisconnect} callback runs once, and every other outstanding operation fails {@link Status#CANCELED}.
  */
 public interface RdmaConnection extends AutoCloseable {
     /** The negotiated read limits and the peer's private data ({@code NdkGetConnectionData}). */

@@ -8,6 +8,7 @@ import dev.rdmafutures.conformance.AbstractMemoryWindowConformanceTest;
 import dev.rdmafutures.conformance.AbstractMetricsConformanceTest;
 import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
 import dev.rdmafutures.conformance.AbstractQueueDepthConformanceTest;
+import dev.rdmafutures.conformance.AbstractRefusalConformanceTest;
 import dev.rdmafutures.conformance.AbstractScatterGatherConformanceTest;
 import dev.rdmafutures.conformance.AbstractSharedEndpointConformanceTest;
 import dev.rdmafutures.conformance.AbstractSharedReceiveQueueConformanceTest;
@@ -85,6 +86,14 @@ class VerbsOnSiwVmTest {
 
     @Nested
     class QueueDepth extends AbstractQueueDepthConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
+    @Nested
+    class Refusal extends AbstractRefusalConformanceTest {
         @Override
         protected ProviderFixture fixture() {
             return FIXTURE;

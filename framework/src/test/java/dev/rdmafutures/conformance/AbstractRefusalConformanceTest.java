@@ -1,0 +1,134 @@
+package dev.rdmafutures.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.Completion;
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.ScatterGatherList;
+import dev.rdmafutures.Status;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The refusal table of {@link RdmaConnection}'s Javadoc, row by row: a refused post's future has failed before the
+ * call returns, its callback form throws and never calls back, nothing is taken (slots stay free), and the connection
+ * stays up for the next post.
+ */
+public abstract class AbstractRefusalConformanceTest extends ConformanceSupport {
+    private static final Access[] ALL = {Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE};
+    private final AtomicInteger callbacks = new AtomicInteger();
+    private final CompletionCallback counting = new CompletionCallback() {
+        @Override
+        public void completed(long context, int bytes) {
+            callbacks.incrementAndGet();
+        }
+
+        @Override
+        public void failed(long context, RdmaException error) {
+            callbacks.incrementAndGet();
+        }
+    };
+
+    private MemoryRegion register(RdmaRuntime runtime, int size, Access... access) {
+        return closeLater(runtime.register(ByteBuffer.allocateDirect(size), access));
+    }
+
+    /** The future form fails at once with {@code expected}, the callback form throws it; nothing is taken. */
+    private void refused(RdmaConnection connection, Status expected, Supplier<CompletableFuture<Completion>> future,
+                         ThrowingCallable callbackForm) {
+        int initiator = connection.availableInitiatorSlots();
+        int receive = connection.availableReceiveSlots();
+        CompletableFuture<Completion> f = future.get();
+        assertThat(f).as("failed before the call returned").isCompletedExceptionally();
+        awaitFailure(f, expected);
+        assertStatus(expected, callbackForm);
+        assertThat(connection.availableInitiatorSlots()).as("initiator slots").isEqualTo(initiator);
+        assertThat(connection.availableReceiveSlots()).as("receive slots").isEqualTo(receive);
+    }
+
+    @Test
+    void eachArgumentRowFailsTheFutureAtOnceAndThrowsFromTheCallbackFormTakingNothing() {
+        Pair pair = connectPair(listen());
+        RdmaConnection c = pair.client();
+        MemoryRegion local = register(client, 64, ALL);
+        MemoryRegion readOnly = register(client, 64, Access.REMOTE_READ);
+        RemoteBuffer remote = register(server, 64, ALL).remote();
+        refused(c, Status.REMOTE_RESOURCES, () -> c.read(local, 0, remote, 32, 64),
+                () -> c.read(local, 0, remote, 32, 64, counting, 1));
+        refused(c, Status.REMOTE_RESOURCES, () -> c.write(local, 0, remote, -1, 8),
+                () -> c.write(local, 0, remote, -1, 8, counting, 1));
+        MemoryRegion foreign = register(server, 64, ALL);
+        refused(c, Status.ACCESS_VIOLATION, () -> c.write(foreign, 0, remote, 0, 8),
+                () -> c.write(foreign, 0, remote, 0, 8, counting, 1));
+        refused(c, Status.INVALID_PARAMETER, () -> c.send(local, -1, 8), () -> c.send(local, -1, 8, counting, 1));
+        refused(c, Status.INVALID_PARAMETER, () -> c.receive(local, 0, -8),
+                () -> c.receive(local, 0, -8, counting, 1));
+        refused(c, Status.ACCESS_VIOLATION, () -> c.read(local, 60, remote, 0, 8),
+                () -> c.read(local, 60, remote, 0, 8, counting, 1));
+        MemoryRegion gone = register(client, 64, ALL);
+        gone.deregister();
+        refused(c, Status.ACCESS_VIOLATION, () -> c.send(gone, 0, 8), () -> c.send(gone, 0, 8, counting, 1));
+        refused(c, Status.ACCESS_VIOLATION, () -> c.read(readOnly, 0, remote, 0, 8),
+                () -> c.read(readOnly, 0, remote, 0, 8, counting, 1));
+        refused(c, Status.ACCESS_VIOLATION, () -> c.receive(readOnly, 0, 8),
+                () -> c.receive(readOnly, 0, 8, counting, 1));
+        int sge = c.queueDepths().initiatorSge();
+        ScatterGatherList tooMany = new ScatterGatherList(sge + 1);
+        for (int i = 0; i <= sge; i++) {
+            tooMany.add(local, i, 1);
+        }
+        refused(c, Status.INVALID_PARAMETER, () -> c.write(tooMany, remote, 0),
+                () -> c.write(tooMany, remote, 0, counting, 1));
+        assertThat(callbacks).as("callbacks of refused posts").hasValue(0);
+        assertThat(await(c.read(local, 0, remote, 0, 64)).bytes()).isEqualTo(64);
+        assertThat(c.isConnected()).isTrue();
+    }
+
+    @Test
+    void aFullQueueRefusesAtOnceByDefault() {
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> connecting = client.connector().connect(listener.localAddress())
+                .withQueueDepths(4, 1).start();
+        closeLater(await(await(listener.next()).accept()));
+        RdmaConnection c = closeLater(await(connecting));
+        MemoryRegion local = register(client, 64, ALL);
+        CompletableFuture<Completion> holder = c.receive(local, 0, 8); // the peer never sends: it keeps the slot
+        refused(c, Status.INSUFFICIENT_RESOURCES, () -> c.receive(local, 8, 8),
+                () -> c.receive(local, 8, 8, counting, 1));
+        assertThat(holder).isNotDone();
+        assertThat(callbacks).hasValue(0);
+    }
+
+    @Test
+    void aConnectionThatEndedAndARuntimeThatClosedRefuseWithConnectionInvalid() {
+        Pair pair = connectPair(listen());
+        RdmaConnection c = pair.client();
+        MemoryRegion local = register(client, 64, ALL);
+        RemoteBuffer remote = register(server, 64, ALL).remote();
+        await(c.disconnect());
+        refused(c, Status.CONNECTION_INVALID, () -> c.read(local, 0, remote, 0, 8),
+                () -> c.read(local, 0, remote, 0, 8, counting, 1));
+
+        RdmaRuntime closing = fixture().runtimeBuilder().threadNamePrefix("refusal-closing").build();
+        MemoryRegion closingLocal = closing.register(ByteBuffer.allocateDirect(64), ALL);
+        RdmaListener listener = listen();
+        CompletableFuture<RdmaConnection> connecting = closing.connector().connect(listener.localAddress()).start();
+        closeLater(await(await(listener.next()).accept()));
+        RdmaConnection doomed = await(connecting);
+        closing.close();
+        refused(doomed, Status.CONNECTION_INVALID, () -> doomed.read(closingLocal, 0, remote, 0, 8),
+                () -> doomed.read(closingLocal, 0, remote, 0, 8, counting, 1));
+        assertThat(callbacks).hasValue(0);
+    }
+}
