@@ -7,15 +7,10 @@ import dev.rdmafutures.spi.Cancellable;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,22 +25,9 @@ import org.slf4j.LoggerFactory;
 public final class Poller implements PollerContext {
     private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
     private static final int COMMANDS_PER_CYCLE = 256;
-    private static final int COMMAND_QUEUE = 16 * 1024;
 
     private final String name;
-    /**
-     * Other threads' commands: Agrona's many-to-one array queue, which hands a command over without allocating
-     * (CommandQueueBenchmark: 1.8x the offers of the JDK's linked queue, 0 B against ~16 B per command).
-     */
-    private final ManyToOneConcurrentArrayQueue<Runnable> commands = new ManyToOneConcurrentArrayQueue<>(COMMAND_QUEUE);
-    /**
-     * Commands that found the array queue full, in order; unbounded as before (bounding what a fast poster may queue
-     * is the data path's back-pressure, not the hand-off's). While it holds anything, every new command goes here
-     * too, and it is drained only when the array queue is empty, so each thread's commands run in the order given.
-     */
-    private final Queue<Runnable> overflow = new ConcurrentLinkedQueue<>();
-    /** Commands the owning thread handed itself (posts from completion callbacks): no queue node, no CAS. */
-    private final ArrayDeque<Runnable> ownCommands = new ArrayDeque<>();
+    private final CommandQueues commands;
     private final Deadlines deadlines = new Deadlines();
     private final DutyCycleErrors errors;
     private final Idler idler;
@@ -58,8 +40,6 @@ public final class Poller implements PollerContext {
     private final PollerProxy proxy;
     private volatile boolean sleeping;
     private volatile boolean running = true;
-    private volatile boolean accepting = true;
-    private final AtomicInteger submitting = new AtomicInteger();
     /** An invoked poller's turns between its owner and a closing thread; a threaded poller leaves it open. */
     private final CycleGate cycle = new CycleGate();
     /** Duty-cycle counters: written by the owner alone (release stores, no fence), read by any thread. */
@@ -81,6 +61,7 @@ public final class Poller implements PollerContext {
         this.name = name;
         this.ticker = ticker;
         this.errors = errors;
+        this.commands = new CommandQueues(errors);
         this.idler = Idler.of(idleStrategy, this::block);
         this.thread = invokedBy == null ? new PollerThread(this::run, name) : null;
         this.owner = invokedBy == null ? thread : invokedBy;
@@ -181,23 +162,13 @@ public final class Poller implements PollerContext {
                 releaseCycle();
             }
         }
-        // The counter brackets the accepting check and the offer, so shutdown can wait out every submitter that
-        // saw the poller accepting before it drains the queue a last time: no command is ever stranded.
-        submitting.incrementAndGet();
-        try {
-            if (!accepting) {
-                return false;
-            }
-            if (!overflow.isEmpty() || !commands.offer(command)) {
-                overflow.add(command);
-            }
-            if (sleeping) {
-                loop.wakeup();
-            }
-            return true;
-        } finally {
-            submitting.decrementAndGet();
+        if (!commands.offer(command)) {
+            return false;
         }
+        if (sleeping) { // read after the offer: a poller about to sleep re-checks its queues after publishing it
+            loop.wakeup();
+        }
+        return true;
     }
 
     @Override
@@ -284,29 +255,7 @@ public final class Poller implements PollerContext {
     /** {@inheritDoc} Other threads' commands first, as they were handed over before the owner's own ones. */
     @Override
     public int runCommands() {
-        int ran = 0;
-        Runnable command;
-        while (ran < COMMANDS_PER_CYCLE && (command = commands.poll()) != null) {
-            runGuarded("command", command);
-            ran++;
-        }
-        while (ran < COMMANDS_PER_CYCLE && commands.isEmpty() && (command = overflow.poll()) != null) {
-            runGuarded("command", command);
-            ran++;
-        }
-        while (ran < COMMANDS_PER_CYCLE && (command = ownCommands.poll()) != null) {
-            runGuarded("command", command);
-            ran++;
-        }
-        return ran;
-    }
-
-    private void runGuarded(String where, Runnable task) {
-        try {
-            task.run();
-        } catch (Throwable t) {
-            errors.record(where, t);
-        }
+        return commands.run(COMMANDS_PER_CYCLE);
     }
 
     private void block(long maxNanos) {
@@ -316,7 +265,7 @@ public final class Poller implements PollerContext {
         }
         sleeping = true;
         try {
-            if (commands.isEmpty() && overflow.isEmpty() && ownCommands.isEmpty() && running) {
+            if (commands.isEmpty() && running) {
                 loop.await(wait);
             }
         } catch (Throwable t) {
@@ -327,21 +276,13 @@ public final class Poller implements PollerContext {
     }
 
     private void shutDownOnThread() {
-        accepting = false;
+        commands.close();
         try {
             loop.close();
         } catch (Throwable t) {
             errors.record("event loop close", t);
         }
-        while (submitting.get() != 0) {
-            Thread.onSpinWait();
-        }
-        // Commands that raced with the close still run: the closed loop fails their operations cleanly.
-        Runnable command;
-        while ((command = commands.poll()) != null || (command = overflow.poll()) != null
-                || (command = ownCommands.poll()) != null) {
-            runGuarded("command after close", command);
-        }
+        commands.drainAfterClose(); // commands that raced with the close: the closed loop fails their operations
         stopped.countDown();
         LOG.debug("poller {} stopped", name);
     }
@@ -387,11 +328,7 @@ public final class Poller implements PollerContext {
     }
 
     private boolean queueOwn(Runnable command) {
-        if (!accepting) {
-            return false;
-        }
-        ownCommands.add(command);
-        return true;
+        return commands.offerOwn(command);
     }
 
     /**
