@@ -49,8 +49,9 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     boolean awaitsPeer;
     /** Established and recently brought bytes, so polls read it directly; the loop's to keep. */
     boolean busy;
-    /** Direct reads in a row that found nothing; the loop's to keep. */
+    /** Direct reads in a row that found nothing, and when the first of them ran; the loop's to keep. */
     int emptyReads;
+    long quietSince;
 
     SoftConnection(SoftEventLoop loop, SocketChannel channel, ConnectionLifecycle lifecycle) {
         this.loop = loop;

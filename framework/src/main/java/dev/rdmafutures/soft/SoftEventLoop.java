@@ -27,8 +27,8 @@ import java.util.function.Consumer;
  *
  * <p>With up to {@value #DIRECT_READ_LIMIT} established connections, each poll reads the sockets of the busy ones
  * directly, as a busy-polling socket program does: a message is then found by one read instead of an epoll call and
- * a read. A connection is busy from a read that brought bytes until {@value #IDLE_AFTER} in a row found none; the
- * selector watches the others, so an idle poll costs one epoll call, not a read per connection (which, in a
+ * a read. A connection is busy from a read that brought bytes until at least {@value #IDLE_AFTER} reads in a row
+ * have found none over at least {@value #QUIET_MICROS} µs; the selector watches the others, so an idle poll costs one epoll call, not a read per connection (which, in a
  * spinning idle strategy, took the core from the threads that had work). With all of them busy the selector is
  * asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes), after a blocking wait, or while a
  * socket's send buffer is full. With more connections, the selector alone finds them. While a handshake waits for its peer's next
@@ -43,6 +43,13 @@ final class SoftEventLoop implements EventLoop {
      * polls later is read again directly, not found through an epoll call and then read.
      */
     private static final int IDLE_AFTER = 8;
+    /**
+     * How long those empty reads must span, too: a count alone ran out within a few microseconds on a fast spin,
+     * shorter than the round trip of a burst between two processes, so every next burst was found by an epoll call.
+     * Bounded, so an idle connection still stops costing a read per poll soon after its last bytes.
+     */
+    private static final long QUIET_MICROS = 100;
+    private static final long QUIET_NANOS = QUIET_MICROS * 1_000;
     private final SoftDevice device;
     private final PollerContext poller;
     private final Selector selector;
@@ -147,7 +154,10 @@ final class SoftEventLoop implements EventLoop {
                     if (connection.readDirectly()) {
                         connection.emptyReads = 0;
                         work++;
-                    } else if (++connection.emptyReads == IDLE_AFTER) {
+                    } else if (++connection.emptyReads == 1) {
+                        connection.quietSince = System.nanoTime(); // real time: a heuristic, not a deadline
+                    } else if (connection.emptyReads >= IDLE_AFTER
+                            && System.nanoTime() - connection.quietSince >= QUIET_NANOS) {
                         connection.busy = false; // quiet for a while: the selector reports its next bytes
                     }
                 }
