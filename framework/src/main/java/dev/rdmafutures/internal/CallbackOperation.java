@@ -164,7 +164,7 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
             pool.target.slots().release(kind);
         } else if (waitingForSlot) {
             waitingForSlot = false;
-            pool.waiters.unreserve();
+            pool.waiters.unreserve(kind);
         }
         clear();
     }
@@ -287,7 +287,7 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
             holdsSlot = false;
             pool.target.slots().release(kind); // before the callback, which may post into the freed slot
             if (pool.waiters != null) {
-                pool.waiters.slotFreed();
+                pool.waiters.slotFreed(kind);
             }
         }
         this.bytes = bytes;

@@ -189,7 +189,7 @@ final class Posting {
     private void finishChecks(CallbackOperation op, WorkRequest.Kind kind, boolean mayWait) {
         guard.check(kind);
         boolean waits = mayWait && waiters != null;
-        if ((!waits || !waiters.anyWaiting()) && target.slots().tryTake(kind)) {
+        if ((!waits || !waiters.anyWaiting(kind)) && target.slots().tryTake(kind)) {
             op.holdSlot();
         } else if (waits) {
             op.awaitSlot(waiters.reserve(kind));

@@ -18,17 +18,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * queue (initiator, receive), in arrival order, on the connection's poller thread. A posting thread reserves a place
  * ({@link #reserve}) and hands the operation to the poller like any other; there it {@link #arrive}s, and it leaves
  * as soon as a slot frees ({@link #slotFreed} queues an admission pass), when its wait reaches the admission's
- * bound (INSUFFICIENT_RESOURCES), or when its connection ends or the runtime's poller stops (CANCELED). The queues belong to the poller
- * thread; the methods are synchronized only because a refused admission pass fails the waiters on the thread that
- * found the poller stopped.
+ * bound (INSUFFICIENT_RESOURCES), or when its connection ends or the runtime's poller stops (CANCELED). The queues
+ * belong to the poller thread; the methods are synchronized only because a refused admission pass fails the
+ * waiters on the thread that found the poller stopped.
  */
 final class SlotWaiters {
     private final OperationTarget target;
     private final PollerProxy poller;
     private final long maxWaitNanos;
     private final int maxWaiters;
-    /** Reserved places: posted to wait and not yet admitted or ended, in transit to the poller included. */
-    private final AtomicInteger reserved = new AtomicInteger();
+    /**
+     * Reserved places per work queue: posted to wait and not yet admitted or ended, in transit to the poller
+     * included. Per queue, as the bound is, so that a receive never queues behind a waiting READ.
+     */
+    private final AtomicInteger initiatorReserved = new AtomicInteger();
+    private final AtomicInteger receiveReserved = new AtomicInteger();
     private final AtomicBoolean admissionQueued = new AtomicBoolean();
     private final Runnable admission = this::admit;
     private final Runnable expiry = this::expire;
@@ -44,9 +48,9 @@ final class SlotWaiters {
         this.maxWaiters = admission.maxWaiters();
     }
 
-    /** Whether an operation waits: a new post queues behind it, so that slots go in arrival order. */
-    boolean anyWaiting() {
-        return reserved.get() > 0;
+    /** Whether an operation of {@code kind}'s queue waits: a new post queues behind it, in arrival order. */
+    boolean anyWaiting(WorkRequest.Kind kind) {
+        return reserved(kind).get() > 0;
     }
 
     /**
@@ -56,6 +60,7 @@ final class SlotWaiters {
      * @throws RdmaException {@link Status#INSUFFICIENT_RESOURCES}, nothing reserved, when {@code maxWaiters} wait
      */
     long reserve(WorkRequest.Kind kind) {
+        AtomicInteger reserved = reserved(kind);
         int n;
         do {
             n = reserved.get();
@@ -67,9 +72,9 @@ final class SlotWaiters {
         return poller.poller().nanoTime() + maxWaitNanos;
     }
 
-    /** Gives back a place reserved for an operation that never arrived (its post was refused). */
-    void unreserve() {
-        reserved.decrementAndGet();
+    /** Gives back a place reserved for an operation of {@code kind} that never arrived (its post was refused). */
+    void unreserve(WorkRequest.Kind kind) {
+        reserved(kind).decrementAndGet();
     }
 
     /** On the poller: a waiting operation arrives, last in its queue, and is admitted at once if a slot is free. */
@@ -81,9 +86,9 @@ final class SlotWaiters {
         admit();
     }
 
-    /** A slot was given back, on any thread: when someone waits, an admission pass runs on the poller. */
-    void slotFreed() {
-        if (reserved.get() == 0 || !admissionQueued.compareAndSet(false, true)) {
+    /** A slot of {@code kind}'s queue was given back, on any thread: if someone waits there, an admission pass runs. */
+    void slotFreed(WorkRequest.Kind kind) {
+        if (reserved(kind).get() == 0 || !admissionQueued.compareAndSet(false, true)) {
             return;
         }
         if (!poller.post(admission)) {
@@ -111,7 +116,7 @@ final class SlotWaiters {
         CallbackOperation op;
         while ((op = queue.peek()) != null && target.slots().tryTake(op.kind())) {
             queue.poll();
-            reserved.decrementAndGet();
+            reserved(op.kind()).decrementAndGet();
             op.admitted(); // submits: a target that ended fails it CANCELED, which frees the slot for the next
         }
     }
@@ -124,9 +129,11 @@ final class SlotWaiters {
         expireFrom(receive, now);
         CallbackOperation a = initiator.peek();
         CallbackOperation b = receive.peek();
-        if (a != null || b != null) {
-            scheduleExpiry(a == null ? b.admitBy() : b == null || a.admitBy() - b.admitBy() <= 0
-                    ? a.admitBy() : b.admitBy());
+        if (a == null || b != null && b.admitBy() - a.admitBy() < 0) {
+            a = b; // the oldest head: each queue is in admitBy order, as every waiter waits the same bound
+        }
+        if (a != null) {
+            scheduleExpiry(a.admitBy());
         }
     }
 
@@ -134,7 +141,7 @@ final class SlotWaiters {
         CallbackOperation op;
         while ((op = queue.peek()) != null && op.admitBy() - now <= 0) {
             queue.poll();
-            reserved.decrementAndGet();
+            reserved(op.kind()).decrementAndGet();
             op.failed(new RdmaException(Status.INSUFFICIENT_RESOURCES, op.kind() + " waited "
                     + Duration.ofNanos(maxWaitNanos).toMillis() + " ms for a slot of a full queue and got none "
                     + "(Admission.waitForSlot)"));
@@ -155,10 +162,14 @@ final class SlotWaiters {
         for (ArrayDeque<CallbackOperation> queue : List.of(initiator, receive)) {
             CallbackOperation op;
             while ((op = queue.poll()) != null) {
-                reserved.decrementAndGet();
+                reserved(op.kind()).decrementAndGet();
                 op.failed(error);
             }
         }
+    }
+
+    private AtomicInteger reserved(WorkRequest.Kind kind) {
+        return kind == WorkRequest.Kind.RECEIVE ? receiveReserved : initiatorReserved;
     }
 
     private ArrayDeque<CallbackOperation> queue(WorkRequest.Kind kind) {

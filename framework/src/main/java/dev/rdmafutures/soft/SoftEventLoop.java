@@ -27,13 +27,13 @@ import java.util.function.Consumer;
  *
  * <p>With up to {@value #DIRECT_READ_LIMIT} established connections, each poll reads the sockets of the busy ones
  * directly, as a busy-polling socket program does: a message is then found by one read instead of an epoll call and
- * a read. A connection is busy from a read that brought bytes until at least {@value #IDLE_AFTER} reads in a row
- * have found none over at least {@value #QUIET_MICROS} µs; the selector watches the others, so an idle poll costs one epoll call, not a read per connection (which, in a
- * spinning idle strategy, took the core from the threads that had work). With all of them busy the selector is
- * asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes), after a blocking wait, or while a
- * socket's send buffer is full. With more connections, the selector alone finds them. While a handshake waits for its peer's next
- * message (TCP connect, MPA Request, Reply or RTR), whose socket only the selector watches, every poll asks it: a
- * set-up step then waits for no interval.
+ * a read. A connection is busy from a read that brought bytes until at least {@value #IDLE_AFTER} reads in a row have
+ * found none over at least {@value #QUIET_MICROS} µs; the selector watches the others, so an idle poll costs one epoll
+ * call, not a read per connection (which, in a spinning idle strategy, took the core from the threads that had work).
+ * With all of them busy the selector is asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes),
+ * after a blocking wait, or while a socket's send buffer is full. With more connections, the selector alone finds
+ * them. While a handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket
+ * only the selector watches, every poll asks it: a set-up step then waits for no interval.
  */
 final class SoftEventLoop implements EventLoop {
     private static final int DIRECT_READ_LIMIT = 8;

@@ -148,7 +148,7 @@ public final class Poller implements PollerContext {
     public boolean execute(Runnable command) {
         if (Thread.currentThread() == owner) {
             if (thread != null || cycle.isHeld()) { // nobody else can be stopping the loop meanwhile
-                return queueOwn(command);
+                return commands.offerOwn(command);
             }
             // The owner of an invoked poller between its cycles holds the gate while it queues, so that a
             // close from another thread, which takes the gate to stop the loop and drain this queue, cannot
@@ -157,7 +157,7 @@ public final class Poller implements PollerContext {
                 return false;
             }
             try {
-                return queueOwn(command);
+                return commands.offerOwn(command);
             } finally {
                 releaseCycle();
             }
@@ -325,10 +325,6 @@ public final class Poller implements PollerContext {
         if (!running) {
             shutDownOnce();
         }
-    }
-
-    private boolean queueOwn(Runnable command) {
-        return commands.offerOwn(command);
     }
 
     /**
