@@ -99,7 +99,7 @@ public interface AdapterInfo {
 
     /**
      * Whether this adapter's region tokens can be revoked: by a peer's Send with Invalidate naming one, or by a READ
-     * with {@link OperationFlag#RDMA_READ_LOCAL_INVALIDATE}. soft: true (iWARP STags). verbs: false, as libibverbs
+     * with {@link OperationFlags#RDMA_READ_LOCAL_INVALIDATE}. soft: true (iWARP STags). verbs: false, as libibverbs
      * revokes memory windows only: the regions {@code register} creates cannot be invalidated, and user space has no
      * fast-registered regions.
      */

@@ -5,7 +5,7 @@ package dev.rdmafutures;
  * ({@code NdkFastRegister}) fills with a registration of a buffer through a connection's initiator queue, ordered
  * with its other operations, each time with a new token. The registration is a {@link MemoryRegion} like any other
  * until it is revoked: by {@link RdmaConnection#invalidate(FastRegion)} ({@code NdkInvalidate}), by a READ with
- * {@link OperationFlag#RDMA_READ_LOCAL_INVALIDATE} whose first segment it is, by a peer's Send with Invalidate of
+ * {@link OperationFlags#RDMA_READ_LOCAL_INVALIDATE} whose first segment it is, by a peer's Send with Invalidate of
  * its token, by its {@link MemoryRegion#deregister()}, or by the slot's next registration. From
  * {@link RdmaRuntime#allocateFastRegion()}; where {@link AdapterInfo#isFastRegisterSupported()} is false every call
  * fails with {@link Status#NOT_SUPPORTED}. Thread-safe.

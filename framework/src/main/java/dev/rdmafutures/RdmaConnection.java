@@ -15,21 +15,26 @@ import java.util.concurrent.CompletableFuture;
  * status through its future or callback only when the wait reaches its bound (a {@link #batch()} never waits).
  *
  * <h2>Refusals: what a post checks before anything is taken</h2>
+ * Each verb (read, write, send, send-and-invalidate, receive) has one method per completion style, and each takes
+ * its local side as a {@link LocalBuffer}: a region, a {@link RegionSlice} or a {@link ScatterGatherList}.
  * A post is checked whole before it takes a slot or holds a region; a refused post takes nothing, posts nothing and
  * leaves the connection up. The future form returns a future that has already failed with the status below (it
- * never throws an {@link RdmaException}); the callback form throws that {@link RdmaException} and never calls the
- * callback; a {@link Batch} fails that operation's future and keeps the others.
+ * never throws an {@link RdmaException}); the callback form returns that status instead of {@link Status#SUCCESS},
+ * builds no exception and never calls the callback; a {@link Batch} fails that operation's future and keeps the
+ * others. A span outside its region is refused earlier still, when the slice or list is made.
  * <table>
  *   <caption>Statuses of a refused post</caption>
  *   <tr><th>argument or state</th><th>status</th></tr>
- *   <tr><td>a null region, list, remote buffer, callback, flags array or flag</td>
+ *   <tr><td>a null local buffer, remote buffer, flags or callback</td>
  *       <td>{@link NullPointerException}, thrown by every form</td></tr>
  *   <tr><td>the runtime is closed</td><td>{@link Status#CONNECTION_INVALID}</td></tr>
- *   <tr><td>{@code [remoteOffset, +length)} outside {@code remote} (READ, WRITE)</td>
+ *   <tr><td>{@code remoteOffset} and the local side's length reaching outside {@code remote} (READ, WRITE)</td>
  *       <td>{@link Status#REMOTE_RESOURCES}</td></tr>
  *   <tr><td>a local region of another runtime</td><td>{@link Status#ACCESS_VIOLATION}</td></tr>
- *   <tr><td>a negative offset or length</td><td>{@link Status#INVALID_PARAMETER}</td></tr>
- *   <tr><td>{@code [offset, +length)} outside the local region</td><td>{@link Status#ACCESS_VIOLATION}</td></tr>
+ *   <tr><td>a negative offset or length (thrown by {@link RegionSlice} and {@link ScatterGatherList#add})</td>
+ *       <td>{@link Status#INVALID_PARAMETER}</td></tr>
+ *   <tr><td>a span outside its region (thrown by {@link RegionSlice} and {@link ScatterGatherList#add})</td>
+ *       <td>{@link Status#ACCESS_VIOLATION}</td></tr>
  *   <tr><td>a deregistered or invalidated local region</td><td>{@link Status#ACCESS_VIOLATION}</td></tr>
  *   <tr><td>no {@link Access#LOCAL_WRITE} where data is placed (READ, RECEIVE)</td>
  *       <td>{@link Status#ACCESS_VIOLATION}</td></tr>
@@ -85,145 +90,71 @@ public interface RdmaConnection extends AutoCloseable {
     boolean isConnected();
 
     /**
-     * RDMA Read (NdkRead): copies {@code length} bytes of the peer's {@code remote} buffer from
-     * {@code remoteOffset} into {@code local} at {@code localOffset}, which needs {@link Access#LOCAL_WRITE}.
-     * Reads beyond the negotiated outbound read limit wait, in order, within the initiator depth. Fails with
-     * {@link Status#INSUFFICIENT_RESOURCES} at once, nothing posted, when the initiator queue is full
-     * ({@link #availableInitiatorSlots()}), {@link Status#CONNECTION_INVALID} when not connected, {@link Status#REMOTE_RESOURCES} beyond the remote buffer, {@link Status#ACCESS_VIOLATION}
-     * for a bad local region or a token the peer refuses (the connection is then terminated, as iWARP and verbs
-     * do), {@link Status#CANCELED} when the connection ends first.
+     * RDMA Read (NdkRead): copies the peer's {@code remote} buffer from {@code remoteOffset} into {@code local}, as
+     * many bytes as {@code local} holds, scattered over its segments in order. Every local segment needs
+     * {@link Access#LOCAL_WRITE}; {@link OperationFlags#RDMA_READ_LOCAL_INVALIDATE} invalidates the first segment's
+     * region. Reads beyond the negotiated outbound read limit wait, in order, within the initiator depth. The future
+     * completes with the bytes read, or fails with a refusal (see the table above), with what the peer decides, or
+     * with {@link Status#CANCELED} when the connection ends first.
      */
-    CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
-                                       int length, OperationFlag... flags);
+    CompletableFuture<Completion> read(LocalBuffer local, RemoteBuffer remote, long remoteOffset,
+                                       OperationFlags flags);
 
     /**
-     * {@link #read} without flags. A varargs call creates its (empty) array at the call site; this form does not,
-     * so an operation posted from the poller thread allocates only its future and the {@link Completion}.
+     * {@link #read(LocalBuffer, RemoteBuffer, long, OperationFlags) RDMA Read} reporting to {@code callback} with
+     * {@code context} instead of a future: the allocation-free path ({@link CompletionCallback}), NDK's
+     * {@code NdkRead} with its {@code RequestCompletion}.
+     *
+     * @return {@link Status#SUCCESS} when the read was posted (or, under {@link Admission#waitForSlot}, waits for a
+     *         slot): the callback then runs exactly once. Any other status is the refusal of the table above:
+     *         nothing was posted, the callback never runs, and nothing was allocated to say so.
      */
-    CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
-                                       int length);
+    Status read(LocalBuffer local, RemoteBuffer remote, long remoteOffset, OperationFlags flags,
+                CompletionCallback callback, long context);
 
     /**
-     * RDMA Write: places {@code length} bytes of {@code local} from {@code localOffset} into the peer's buffer.
-     * Completes when the data is handed to the transport (iWARP has no remote acknowledgement); a token the peer
-     * refuses terminates the connection. Errors as for {@link #read}.
+     * RDMA Write: places {@code local}, gathered from its segments in order, into the peer's {@code remote} buffer
+     * from {@code remoteOffset}. Completes when the data is handed to the transport (iWARP has no remote
+     * acknowledgement); a token the peer refuses terminates the connection. Outcomes as for {@link #read}.
      */
-    CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
-                                        int length, OperationFlag... flags);
+    CompletableFuture<Completion> write(LocalBuffer local, RemoteBuffer remote, long remoteOffset,
+                                        OperationFlags flags);
 
-    /** {@link #write} without flags, creating no varargs array (see {@link #read(MemoryRegion, int, RemoteBuffer,
-     * long, int)}). */
-    CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset,
-                                        int length);
+    /** RDMA Write reporting to {@code callback}; returns as the callback form of {@link #read} does. */
+    Status write(LocalBuffer local, RemoteBuffer remote, long remoteOffset, OperationFlags flags,
+                 CompletionCallback callback, long context);
 
     /**
-     * Send: the peer's oldest posted receive takes the message. Completes when handed to the transport. The
-     * provider's policy when the peer has no receive posted is in its documentation.
+     * Send: one message gathered from {@code local}'s segments in order; the peer's oldest posted receive takes it.
+     * Completes when handed to the transport. The provider's policy when the peer has no receive posted is in its
+     * documentation ({@link AdapterInfo#sendWaitsForPeerReceive()}).
      */
-    CompletableFuture<Completion> send(MemoryRegion local, int offset, int length, OperationFlag... flags);
+    CompletableFuture<Completion> send(LocalBuffer local, OperationFlags flags);
 
-    /** {@link #send} without flags, creating no varargs array (see {@link #read(MemoryRegion, int, RemoteBuffer,
-     * long, int)}). */
-    CompletableFuture<Completion> send(MemoryRegion local, int offset, int length);
-
-    /** Send with Invalidate: as {@link #send}, and the peer's region with {@code remoteToken} is invalidated. */
-    CompletableFuture<Completion> sendAndInvalidate(MemoryRegion local, int offset, int length, int remoteToken,
-                                                    OperationFlag... flags);
+    /** Send reporting to {@code callback}; returns as the callback form of {@link #read} does. */
+    Status send(LocalBuffer local, OperationFlags flags, CompletionCallback callback, long context);
 
     /**
-     * Posts a receive buffer ({@link Access#LOCAL_WRITE} needed): it completes with the size of the next Send the
-     * peer makes, in the order receives were posted. A Send larger than the buffer terminates the connection.
-     * Fails with {@link Status#INSUFFICIENT_RESOURCES} at once when the receive queue is full, and with
+     * Send with Invalidate: as {@link #send}, and the peer's region or window with {@code remoteToken} is
+     * invalidated when the message arrives. Refused with {@link Status#NOT_SUPPORTED} where
+     * {@link AdapterInfo#isRemoteInvalidateSupported()} is false.
+     */
+    CompletableFuture<Completion> sendAndInvalidate(LocalBuffer local, int remoteToken, OperationFlags flags);
+
+    /** Send with Invalidate reporting to {@code callback}; returns as the callback form of {@link #read} does. */
+    Status sendAndInvalidate(LocalBuffer local, int remoteToken, OperationFlags flags, CompletionCallback callback,
+                             long context);
+
+    /**
+     * Posts a receive ({@link Access#LOCAL_WRITE} needed on every segment): it completes with the size of the next
+     * Send the peer makes, scattered over {@code local}'s segments in order; receives are taken in the order they
+     * were posted. A Send larger than the receive terminates the connection. Refused with
      * {@link Status#INVALID_DEVICE_STATE} on a connection that takes its receives from a {@link SharedReceiveQueue}.
      */
-    CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length);
+    CompletableFuture<Completion> receive(LocalBuffer local);
 
-    /**
-     * RDMA Read reporting to {@code callback} with {@code context} instead of a future: the allocation-free path
-     * ({@link CompletionCallback}). Arguments and outcomes as for the future form, except that an operation refused
-     * before it is posted (bad arguments, queue full, not connected, runtime closed) throws that {@link RdmaException} here and
-     * the callback is not called, as NdkRead returns a failure status without completing.
-     */
-    void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-              CompletionCallback callback, long context);
-
-    /**
-     * The callback form of {@link #read} with flags. A varargs call creates its array at the call site: to stay
-     * allocation-free, pass an array created once.
-     */
-    void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-              CompletionCallback callback, long context, OperationFlag... flags);
-
-    /** RDMA Write reporting to {@code callback}; see the callback form of {@link #read} and {@link #write}. */
-    void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-               CompletionCallback callback, long context);
-
-    /** The callback form of {@link #write} with flags; pass an array created once to stay allocation-free. */
-    void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-               CompletionCallback callback, long context, OperationFlag... flags);
-
-    /** Send reporting to {@code callback}; see the callback form of {@link #read} and {@link #send}. */
-    void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context);
-
-    /** The callback form of {@link #send} with flags; pass an array created once to stay allocation-free. */
-    void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context,
-              OperationFlag... flags);
-
-    /** Posts a receive reporting to {@code callback}; see the callback form of {@link #read} and {@link #receive}. */
-    void receive(MemoryRegion local, int offset, int length, CompletionCallback callback, long context);
-
-    /**
-     * RDMA Read scattering into {@code local}'s segments in order (NDK's {@code NdkRead} with an SGE array): reads
-     * {@code local.totalLength()} bytes of {@code remote} from {@code remoteOffset}. The segments are copied now, so
-     * the list may be cleared and reused at once. Every segment needs {@link Access#LOCAL_WRITE};
-     * {@link OperationFlag#RDMA_READ_LOCAL_INVALIDATE} invalidates the first segment's region. More segments than
-     * {@link QueueDepths#initiatorSge()} fail with {@link Status#INVALID_PARAMETER}; other outcomes as for
-     * {@link #read(MemoryRegion, int, RemoteBuffer, long, int, OperationFlag...)}.
-     */
-    CompletableFuture<Completion> read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
-                                       OperationFlag... flags);
-
-    /** RDMA Write gathering {@code local}'s segments in order into the peer's buffer; see the SGL {@link #read}. */
-    CompletableFuture<Completion> write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
-                                        OperationFlag... flags);
-
-    /** Send of one message gathered from {@code local}'s segments in order; see the SGL {@link #read}. */
-    CompletableFuture<Completion> send(ScatterGatherList local, OperationFlag... flags);
-
-    /** Send with Invalidate gathered from {@code local}'s segments; see {@link #sendAndInvalidate}. */
-    CompletableFuture<Completion> sendAndInvalidate(ScatterGatherList local, int remoteToken,
-                                                    OperationFlag... flags);
-
-    /**
-     * Posts a receive that scatters the next Send over {@code local}'s segments in order; more segments than
-     * {@link QueueDepths#receiveSge()} fail with {@link Status#INVALID_PARAMETER}. See {@link #receive}.
-     */
-    CompletableFuture<Completion> receive(ScatterGatherList local);
-
-    /** The callback form of the SGL {@link #read(ScatterGatherList, RemoteBuffer, long, OperationFlag...)}. */
-    void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
-              long context);
-
-    /** The callback form of the SGL read with flags; pass an array created once to stay allocation-free. */
-    void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
-              long context, OperationFlag... flags);
-
-    /** The callback form of the SGL {@link #write(ScatterGatherList, RemoteBuffer, long, OperationFlag...)}. */
-    void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
-               long context);
-
-    /** The callback form of the SGL write with flags; pass an array created once to stay allocation-free. */
-    void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
-               long context, OperationFlag... flags);
-
-    /** The callback form of the SGL {@link #send(ScatterGatherList, OperationFlag...)}. */
-    void send(ScatterGatherList local, CompletionCallback callback, long context);
-
-    /** The callback form of the SGL send with flags; pass an array created once to stay allocation-free. */
-    void send(ScatterGatherList local, CompletionCallback callback, long context, OperationFlag... flags);
-
-    /** The callback form of the SGL {@link #receive(ScatterGatherList)}. */
-    void receive(ScatterGatherList local, CompletionCallback callback, long context);
+    /** Posts a receive reporting to {@code callback}; returns as the callback form of {@link #read} does. */
+    Status receive(LocalBuffer local, CompletionCallback callback, long context);
 
     /**
      * Binds {@code window} over {@code length} bytes of {@code region} from {@code offset} with {@code rights}
@@ -261,7 +192,7 @@ public interface RdmaConnection extends AutoCloseable {
     CompletableFuture<Void> invalidate(FastRegion slot);
 
     /**
-     * A batch of operations to post at once. Each takes its initiator slot when added; one added beyond the depth
+     * A batch of operations to post at once. Each takes its slot when added; one added beyond its queue's depth
      * fails with {@link Status#INSUFFICIENT_RESOURCES} and the rest of the batch is unaffected.
      */
     Batch batch();

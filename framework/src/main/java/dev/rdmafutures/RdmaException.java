@@ -4,8 +4,10 @@ import java.util.Objects;
 
 /**
  * The one exception type of RdmaFutures: every failed future and every rejected call carries one, with the
- * {@link Status} that says what happened. A {@code null} where an object is required is the one exception: it throws
- * {@link NullPointerException} naming the argument, as the JDK's own APIs do, flag arrays included.
+ * {@link Status} that says what happened, never {@link Status#SUCCESS} (the constructors throw
+ * {@link IllegalArgumentException} for it). Two exceptions: a {@code null} where an object is required throws
+ * {@link NullPointerException} naming the argument, as the JDK's own APIs do; and the callback forms of
+ * {@link RdmaConnection}'s posts return their refusal as a {@link Status} instead of throwing.
  *
  * <p>When a peer rejects a connection, {@link #peerPrivateData()} holds the private data it sent with the
  * rejection (NDK's reject private data); it is empty otherwise.
@@ -30,6 +32,9 @@ public class RdmaException extends RuntimeException {
     /** A failure that carries the peer's private data, as a rejected connect does. */
     public RdmaException(Status status, String message, Throwable cause, byte[] peerPrivateData) {
         super("[" + Objects.requireNonNull(status, "status") + "] " + message, cause);
+        if (status == Status.SUCCESS) {
+            throw new IllegalArgumentException("SUCCESS is not a failure: " + message);
+        }
         this.status = status;
         this.peerPrivateData = peerPrivateData.length == 0 ? NONE : peerPrivateData.clone();
     }

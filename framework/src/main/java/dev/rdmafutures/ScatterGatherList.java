@@ -14,7 +14,7 @@ import java.util.Objects;
  * more fails with {@link Status#INVALID_PARAMETER} and nothing is posted. An empty list is a zero-length operation.
  * Not thread-safe.
  */
-public final class ScatterGatherList {
+public final class ScatterGatherList implements LocalBuffer {
     /** The largest capacity a list may have. */
     public static final int MAX_CAPACITY = 1024;
 

@@ -28,20 +28,21 @@ public interface SharedReceiveQueue extends AutoCloseable {
     /** The queue's receives counted so far: posted, completed, failed by status, bytes received. */
     OperationMetrics metrics();
 
-    /** Posts a receive buffer ({@link Access#LOCAL_WRITE} needed); see {@link RdmaConnection#receive}. */
-    CompletableFuture<SharedReceive> receive(MemoryRegion local, int offset, int length);
-
-    /** Posts a receive that scatters the Send over {@code local}'s segments, copied now. */
-    CompletableFuture<SharedReceive> receive(ScatterGatherList local);
+    /**
+     * Posts a receive ({@link Access#LOCAL_WRITE} needed on every segment) that scatters the next Send over
+     * {@code local} in order; see {@link RdmaConnection#receive(LocalBuffer)}. A refused receive fails the future.
+     */
+    CompletableFuture<SharedReceive> receive(LocalBuffer local);
 
     /**
-     * Posts a receive reporting to {@code callback}, the allocation-free path. A receive refused before it is posted
-     * throws that {@link RdmaException} and the callback is not called.
+     * Posts a receive reporting to {@code callback}, the allocation-free path.
+     *
+     * @return {@link Status#SUCCESS} when posted, the callback then runs once; otherwise the refusal (a full queue:
+     *         {@link Status#INSUFFICIENT_RESOURCES}; too many segments: {@link Status#INVALID_PARAMETER}; a closed
+     *         queue: {@link Status#INVALID_DEVICE_STATE}; a region as in {@link RdmaConnection}'s table), nothing
+     *         posted and the callback never called
      */
-    void receive(ScatterGatherList local, SharedReceiveCallback callback, long context);
-
-    /** The one-segment form of {@link #receive(ScatterGatherList, SharedReceiveCallback, long)}. */
-    void receive(MemoryRegion local, int offset, int length, SharedReceiveCallback callback, long context);
+    Status receive(LocalBuffer local, SharedReceiveCallback callback, long context);
 
     /**
      * Arms the limit notification (NDK's {@code NotifyThreshold}, verbs' {@code srq_limit}): the returned future

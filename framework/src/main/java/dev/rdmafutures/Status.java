@@ -1,12 +1,19 @@
 package dev.rdmafutures;
 
 /**
- * The outcome of a failed RDMA request, one constant per NTSTATUS that NDK / Network Direct defines for it.
+ * The outcome of an RDMA request, one constant per NTSTATUS that NDK / Network Direct defines for it:
+ * {@link #SUCCESS} when a post was accepted (the callback forms of {@link RdmaConnection} return it), every other
+ * constant a failure.
  *
  * <p>{@link #ntstatus()} gives the Windows NTSTATUS value for cross-reference with NDK documentation;
  * {@link #isRetryable()} tells whether NDK documents the failure as one a connection attempt may retry.
  */
 public enum Status {
+    /**
+     * The request was accepted ({@code STATUS_SUCCESS}): returned by a post, never carried by an
+     * {@link RdmaException} nor counted as a failure.
+     */
+    SUCCESS(0x0L, false),
     /** Not enough memory, descriptors or queue entries to carry out the request ({@code STATUS_INSUFFICIENT_RESOURCES}). */
     INSUFFICIENT_RESOURCES(0xC000009AL, false),
     /** The remote network was not reachable ({@code STATUS_NETWORK_UNREACHABLE}); retryable. */

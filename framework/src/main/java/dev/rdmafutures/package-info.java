@@ -49,11 +49,11 @@
  *     {@link dev.rdmafutures.RdmaConnection#fastRegister}</td></tr>
  * <tr><th scope="row">NdkRead (flags, SGL), NdkWrite</th>
  *     <td>{@code read(..)}, {@code write(..)} with a region or a {@link dev.rdmafutures.ScatterGatherList} and
- *     {@link dev.rdmafutures.OperationFlag}s</td></tr>
+ *     {@link dev.rdmafutures.OperationFlags}</td></tr>
  * <tr><th scope="row">NdkSend, NdkSendAndInvalidate, NdkReceive</th>
  *     <td>{@code send(..)}, {@code sendAndInvalidate(..)}, {@code receive(..)}</td></tr>
  * <tr><th scope="row">NDK_OP_FLAG_DEFER, a run of deferred posts</th>
- *     <td>{@link dev.rdmafutures.OperationFlag#DEFER}, {@link dev.rdmafutures.RdmaConnection#batch()}</td></tr>
+ *     <td>{@link dev.rdmafutures.OperationFlags#DEFER}, {@link dev.rdmafutures.RdmaConnection#batch()}</td></tr>
  * <tr><th scope="row">NdkGetCqResults and the request completion callbacks</th>
  *     <td>the futures and {@link dev.rdmafutures.CompletionCallback}s the pollers complete</td></tr>
  * </tbody>

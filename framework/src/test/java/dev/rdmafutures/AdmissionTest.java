@@ -88,8 +88,8 @@ class AdmissionTest {
         RdmaRuntime client = closeLater(RdmaRuntime.builder().pollerThreads(0).build());
         RdmaConnection c = connect(client, listener, 1, 1);
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
-        CompletableFuture<Completion> first = c.receive(local, 0, 8);
-        CompletableFuture<Completion> second = c.receive(local, 8, 8);
+        CompletableFuture<Completion> first = c.receive(local.slice(0, 8));
+        CompletableFuture<Completion> second = c.receive(local.slice(8, 8));
         assertThat(second).isCompletedExceptionally(); // at once, before any poll
         assertThat(statusOf(second)).isEqualTo(Status.INSUFFICIENT_RESOURCES);
         assertThat(first).isNotDone();
@@ -110,7 +110,7 @@ class AdmissionTest {
         List<CompletableFuture<Completion>> reads = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             int n = i;
-            reads.add(c.read(local, 8 * i, remote.remote(), 8 * i, 8));
+            reads.add(c.read(local.slice(8 * i, 8), remote.remote(), 8 * i, OperationFlags.NONE));
             reads.get(i).thenRun(() -> order.add(n));
         }
         // Nothing moved yet (nobody polled): one READ holds the only slot, five wait, none refused.
@@ -123,7 +123,7 @@ class AdmissionTest {
         }
         assertThat(c.availableInitiatorSlots()).isEqualTo(1);
         // A post after them finds a free slot and goes straight on.
-        assertThat(c.read(local, 0, remote.remote(), 0, 8).join().bytes()).isEqualTo(8);
+        assertThat(c.read(local.slice(0, 8), remote.remote(), 0, OperationFlags.NONE).join().bytes()).isEqualTo(8);
     }
 
     @Test
@@ -134,8 +134,8 @@ class AdmissionTest {
                 .admission(Admission.waitForSlot(Duration.ofSeconds(1), 8)).build());
         RdmaConnection c = connect(client, listener, 1, 1);
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
-        CompletableFuture<Completion> holder = c.receive(local, 0, 8); // the peer never sends: it keeps its slot
-        CompletableFuture<Completion> waiter = c.receive(local, 8, 8);
+        CompletableFuture<Completion> holder = c.receive(local.slice(0, 8)); // the peer never sends: it keeps its slot
+        CompletableFuture<Completion> waiter = c.receive(local.slice(8, 8));
         runCycles(client, 10);
         ticker.advance(Duration.ofMillis(999));
         runCycles(client, 10);
@@ -157,10 +157,10 @@ class AdmissionTest {
                 .admission(Admission.waitForSlot(Duration.ofSeconds(30), 2)).build());
         RdmaConnection c = connect(client, listener, 1, 1);
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
-        CompletableFuture<Completion> holder = c.receive(local, 0, 8);
-        CompletableFuture<Completion> first = c.receive(local, 8, 8);
-        CompletableFuture<Completion> second = c.receive(local, 16, 8);
-        CompletableFuture<Completion> refused = c.receive(local, 24, 8);
+        CompletableFuture<Completion> holder = c.receive(local.slice(0, 8));
+        CompletableFuture<Completion> first = c.receive(local.slice(8, 8));
+        CompletableFuture<Completion> second = c.receive(local.slice(16, 8));
+        CompletableFuture<Completion> refused = c.receive(local.slice(24, 8));
         assertThat(refused).isCompletedExceptionally();
         assertThat(statusOf(refused)).isEqualTo(Status.INSUFFICIENT_RESOURCES);
         assertThat(errorOf(refused)).hasMessageContaining("2 operations already wait");
@@ -180,8 +180,8 @@ class AdmissionTest {
                 .admission(Admission.waitForSlot(Duration.ofSeconds(30), 8)).build();
         RdmaConnection c = connect(client, listener, 1, 1);
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
-        CompletableFuture<Completion> holder = c.receive(local, 0, 8);
-        CompletableFuture<Completion> waiter = c.receive(local, 8, 8);
+        CompletableFuture<Completion> holder = c.receive(local.slice(0, 8));
+        CompletableFuture<Completion> waiter = c.receive(local.slice(8, 8));
         client.close();
         assertThat(holder).isCompletedExceptionally();
         assertThat(waiter).isCompletedExceptionally();
@@ -220,7 +220,8 @@ class AdmissionTest {
                 done.add(pool.submit(() -> {
                     for (int i = 0; i < readsEach; i++) {
                         int slot = (thread * readsEach + i) % slots;
-                        Completion r = c.read(local, thread * size, remote.remote(), (long) slot * size, size)
+                        Completion r = c.read(local.slice(thread * size, size), remote.remote(), (long) slot * size,
+                                OperationFlags.NONE)
                                 .get(60, TimeUnit.SECONDS);
                         assertThat(r.bytes()).isEqualTo(size);
                         for (int b = 0; b < size; b++) {

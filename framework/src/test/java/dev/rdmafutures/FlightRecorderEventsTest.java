@@ -44,7 +44,8 @@ class FlightRecorderEventsTest {
                 accepted.get(WAIT, TimeUnit.SECONDS);
                 MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
                 MemoryRegion remote = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
-                connection.read(local, 0, remote.remote(), 0, 64).get(WAIT, TimeUnit.SECONDS);
+                connection.read(local.slice(0, 64), remote.remote(), 0, OperationFlags.NONE).get(WAIT,
+                        TimeUnit.SECONDS);
                 connection.disconnect().get(WAIT, TimeUnit.SECONDS);
                 InetSocketAddress nobody;
                 try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

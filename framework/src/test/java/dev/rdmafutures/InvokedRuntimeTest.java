@@ -51,7 +51,7 @@ class InvokedRuntimeTest {
         MemoryRegion remote = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
         remote.buffer().put(0, (byte) 42);
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
-        assertThat(c.read(local, 0, remote.remote(), 0, 64).join().bytes()).isEqualTo(64);
+        assertThat(c.read(local.slice(0, 64), remote.remote(), 0, OperationFlags.NONE).join().bytes()).isEqualTo(64);
         assertThat(local.buffer().get(0)).isEqualTo((byte) 42);
         String completingThread = c.disconnect().thenApply(v -> Thread.currentThread().getName()).join();
         assertThat(completingThread).isEqualTo(Thread.currentThread().getName());
@@ -151,7 +151,7 @@ class InvokedRuntimeTest {
         listener.onRequest(r -> r.accept());
         RdmaConnection c = client.connector().connect(listener.localAddress()).start().get(10, TimeUnit.SECONDS);
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
-        CompletableFuture<Completion> receive = c.receive(local, 0, 64); // the server never sends
+        CompletableFuture<Completion> receive = c.receive(local.slice(0, 64)); // the server never sends
         long bound = TimeUnit.MILLISECONDS.toNanos(500);
         long start = System.nanoTime();
         assertThatThrownBy(() -> receive.get(bound, TimeUnit.NANOSECONDS)).isInstanceOf(TimeoutException.class);
@@ -179,7 +179,7 @@ class InvokedRuntimeTest {
                 @Override
                 public void completed(long context, int bytes) {
                     try {
-                        c.read(local, 0, remote.remote(), 0, 8, this, context);
+                        c.read(local.slice(0, 8), remote.remote(), 0, OperationFlags.NONE, this, context);
                     } catch (RdmaException refused) { // the close began: posts are refused from then on
                         failed(context, refused);
                     }
@@ -193,7 +193,7 @@ class InvokedRuntimeTest {
                 }
             };
             for (int i = 0; i < 4; i++) {
-                c.read(local, 0, remote.remote(), 0, 8, again, i);
+                c.read(local.slice(0, 8), remote.remote(), 0, OperationFlags.NONE, again, i);
             }
             CountDownLatch polling = new CountDownLatch(200);
             Thread closer = new Thread(() -> {

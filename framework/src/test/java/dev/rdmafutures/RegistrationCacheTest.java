@@ -62,12 +62,12 @@ class RegistrationCacheTest {
         RegistrationCache cache = RegistrationCache.builder(runtime).build();
         ByteBuffer buffer = ByteBuffer.allocateDirect(64);
         MemoryRegion rx = cache.register(buffer, Access.LOCAL_WRITE);
-        CompletableFuture<Completion> receive = server.receive(rx, 0, 64);
+        CompletableFuture<Completion> receive = server.receive(rx.slice(0, 64));
         cache.invalidate(buffer);
         assertThat(rx.isValid()).as("a posted receive keeps it registered").isTrue();
 
         MemoryRegion data = runtime.register(ByteBuffer.allocateDirect(8), Access.LOCAL_WRITE);
-        client.send(data, 0, 8).get(10, TimeUnit.SECONDS);
+        client.send(data.slice(0, 8), OperationFlags.NONE).get(10, TimeUnit.SECONDS);
         assertThat(receive.get(10, TimeUnit.SECONDS).bytes()).isEqualTo(8);
         assertThat(rx.isValid()).as("deregistered once the receive completed").isFalse();
     }

@@ -1,10 +1,14 @@
 package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.Completion;
+import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.IdleStrategy;
-import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.ScatterGatherList;
+import dev.rdmafutures.Status;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +29,11 @@ import java.util.concurrent.CompletableFuture;
  * <p>For the future path it also measures, in the same JVM, what one {@link CompletableFuture} completed with one
  * {@link Completion} costs: the budget "one future per operation" is judged against.
  *
+ * <p>Beside them, for each size, a {@code READ_REFUSED} row of the callback API: what a callback-form READ that is
+ * refused costs. The initiator queue is filled with READs first (the client is application-driven: none completes
+ * until it polls), so that each measured post returns {@link Status#INSUFFICIENT_RESOURCES}; a refusal builds no
+ * exception and calls no callback, so it too should allocate nothing. Its {@code operations} are the refused posts.
+ *
  * <p>Usage: {@code AllocationCheck PROVIDER SIZES WARMUP OPERATIONS OUT.json} (SIZES comma-separated); for
  * {@code verbs}, {@code -Dbench.device} and {@code -Dbench.address} as for the benchmarks.
  */
@@ -35,7 +44,8 @@ public final class AllocationCheck {
      */
     enum Kind { READ, WRITE, SEND_RECEIVE, READ_4SGE, WRITE_4SGE, SEND_RECEIVE_4SGE }
 
-    private static final OperationFlag[] NO_FLAGS = {};
+    /** The refusal row's name: a callback-form READ refused for want of a queue slot. */
+    static final String READ_REFUSED = "READ_REFUSED";
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -43,7 +53,12 @@ public final class AllocationCheck {
     private final int size;
     private final long serverThread;
     private final Waiter waiter = new Waiter();
-    /** The client buffer's first {@code size} bytes, then the next {@code size}, each cut into four segments. */
+    /** The READs that hold the initiator queue full while refused posts are measured. */
+    private final Filler filler = new Filler();
+    /** The client buffer's first {@code size} bytes, then the next {@code size}, made once: posts allocate none. */
+    private final RegionSlice head;
+    private final RegionSlice next;
+    /** The same bytes as {@link #head} and {@link #next}, each cut into four segments. */
     private final ScatterGatherList first = new ScatterGatherList(4);
     private final ScatterGatherList second = new ScatterGatherList(4);
 
@@ -52,6 +67,8 @@ public final class AllocationCheck {
         this.pair = new Pair(provider, Driver.INVOKED, serverIdle, size * (SendPingPongBenchmark.RECEIVES + 1), 16);
         this.size = size;
         this.serverThread = serverPollerThread();
+        head = pair.clientRegion.slice(0, size);
+        next = pair.clientRegion.slice(size, size);
         quarters(first, 0);
         quarters(second, size);
         new SendPingPongBenchmark.Echo(pair, size).start();
@@ -81,19 +98,19 @@ public final class AllocationCheck {
         RdmaConnection c = pair.client;
         if (api == Api.FUTURE) {
             switch (kind) {
-                case READ -> c.read(pair.clientRegion, 0, pair.serverBuffer, 0, size).join();
-                case WRITE -> c.write(pair.clientRegion, 0, pair.serverBuffer, 0, size).join();
+                case READ -> c.read(head, pair.serverBuffer, 0, OperationFlags.NONE).join();
+                case WRITE -> c.write(head, pair.serverBuffer, 0, OperationFlags.NONE).join();
                 case SEND_RECEIVE -> {
-                    CompletableFuture<Completion> reply = c.receive(pair.clientRegion, 0, size);
-                    CompletableFuture<Completion> sent = c.send(pair.clientRegion, size, size);
+                    CompletableFuture<Completion> reply = c.receive(head);
+                    CompletableFuture<Completion> sent = c.send(next, OperationFlags.NONE);
                     reply.join();
                     sent.join();
                 }
-                case READ_4SGE -> c.read(first, pair.serverBuffer, 0, NO_FLAGS).join();
-                case WRITE_4SGE -> c.write(first, pair.serverBuffer, 0, NO_FLAGS).join();
+                case READ_4SGE -> c.read(first, pair.serverBuffer, 0, OperationFlags.NONE).join();
+                case WRITE_4SGE -> c.write(first, pair.serverBuffer, 0, OperationFlags.NONE).join();
                 case SEND_RECEIVE_4SGE -> {
                     CompletableFuture<Completion> reply = c.receive(first);
-                    CompletableFuture<Completion> sent = c.send(second, NO_FLAGS);
+                    CompletableFuture<Completion> sent = c.send(second, OperationFlags.NONE);
                     reply.join();
                     sent.join();
                 }
@@ -102,21 +119,107 @@ public final class AllocationCheck {
         }
         waiter.arm(operationsPerIteration(kind));
         switch (kind) {
-            case READ -> c.read(pair.clientRegion, 0, pair.serverBuffer, 0, size, waiter, 0);
-            case WRITE -> c.write(pair.clientRegion, 0, pair.serverBuffer, 0, size, waiter, 0);
+            case READ -> Posts.check(c.read(head, pair.serverBuffer, 0, OperationFlags.NONE, waiter, 0), "READ");
+            case WRITE -> Posts.check(c.write(head, pair.serverBuffer, 0, OperationFlags.NONE, waiter, 0), "WRITE");
             case SEND_RECEIVE -> {
-                c.receive(pair.clientRegion, 0, size, waiter, 0);
-                c.send(pair.clientRegion, size, size, waiter, 1);
+                Posts.check(c.receive(head, waiter, 0), "RECEIVE");
+                Posts.check(c.send(next, OperationFlags.NONE, waiter, 1), "SEND");
             }
-            case READ_4SGE -> c.read(first, pair.serverBuffer, 0, waiter, 0);
-            case WRITE_4SGE -> c.write(first, pair.serverBuffer, 0, waiter, 0);
+            case READ_4SGE -> Posts.check(c.read(first, pair.serverBuffer, 0, OperationFlags.NONE, waiter, 0), "READ");
+            case WRITE_4SGE -> Posts.check(c.write(first, pair.serverBuffer, 0, OperationFlags.NONE, waiter, 0),
+                    "WRITE");
             case SEND_RECEIVE_4SGE -> {
-                c.receive(first, waiter, 0);
-                c.send(second, waiter, 1);
+                Posts.check(c.receive(first, waiter, 0), "RECEIVE");
+                Posts.check(c.send(second, OperationFlags.NONE, waiter, 1), "SEND");
             }
         }
         pair.await(waiter);
         waiter.result();
+    }
+
+    /**
+     * Bytes per refused callback-form READ on the client thread and on the server's poller thread, as
+     * {@link #measure} takes them: after {@code warmup} refusals, the smaller of two runs of {@code refusals}; then
+     * the refusals of the run with fewer.
+     */
+    private double[] measureRefusals(int warmup, int refusals) {
+        refuse(warmup);
+        double[] first = refuse(refusals);
+        double[] second = refuse(refusals);
+        return new double[] {Math.min(first[0], second[0]), Math.min(first[1], second[1]),
+                Math.min(first[2], second[2])};
+    }
+
+    /**
+     * Fills the client's initiator queue with READs, counts the bytes {@code refusals} further READs allocate,
+     * each of which must be refused with {@link Status#INSUFFICIENT_RESOURCES}, then lets the READs that filled the
+     * queue complete. Nothing polls the application-driven client meanwhile, so no slot frees up; a post accepted
+     * all the same joins the filling READs and is not counted. Returns the bytes per refusal of each thread and the
+     * refusals.
+     */
+    private double[] refuse(int refusals) {
+        RdmaConnection c = pair.client;
+        filler.outstanding = 0;
+        for (int slots = c.availableInitiatorSlots(); slots > 0; slots--) {
+            Posts.check(c.read(head, pair.serverBuffer, 0, OperationFlags.NONE, filler, 0), "filling READ");
+            filler.outstanding++;
+        }
+        int refused = 0;
+        Status unexpected = null;
+        long client = THREADS.getCurrentThreadAllocatedBytes();
+        long server = THREADS.getThreadAllocatedBytes(serverThread);
+        for (int i = 0; i < refusals; i++) {
+            Status status = c.read(head, pair.serverBuffer, 0, OperationFlags.NONE, filler, 1);
+            if (status == Status.INSUFFICIENT_RESOURCES) {
+                refused++;
+            } else if (status == Status.SUCCESS) {
+                filler.outstanding++;
+            } else {
+                unexpected = status;
+                break;
+            }
+        }
+        long clientBytes = THREADS.getCurrentThreadAllocatedBytes() - client;
+        long serverBytes = THREADS.getThreadAllocatedBytes(serverThread) - server;
+        filler.drain();
+        if (unexpected != null || refused == 0 && refusals > 0) {
+            throw new IllegalStateException("a READ on a full initiator queue: expected "
+                    + Status.INSUFFICIENT_RESOURCES + ", got " + (unexpected == null ? Status.SUCCESS : unexpected));
+        }
+        double per = Math.max(1, refused);
+        return new double[] {clientBytes / per, serverBytes / per, refused};
+    }
+
+    /** The READs that fill the initiator queue: counted down as they complete, drained by polling the client. */
+    private final class Filler implements CompletionCallback {
+        int outstanding;
+        private RdmaException error;
+
+        void drain() {
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (outstanding > 0) {
+                pair.clientRuntime.poll();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(outstanding + " filling READs did not complete within 20 s");
+                }
+            }
+            if (error != null) {
+                RdmaException e = error;
+                error = null;
+                throw e;
+            }
+        }
+
+        @Override
+        public void completed(long context, int bytes) {
+            outstanding--;
+        }
+
+        @Override
+        public void failed(long context, RdmaException e) {
+            outstanding--;
+            error = error == null ? e : error;
+        }
     }
 
     /**
@@ -156,6 +259,13 @@ public final class AllocationCheck {
         return (THREADS.getCurrentThreadAllocatedBytes() - before) / (double) count;
     }
 
+    /** One row of the output: bytes per operation on the client thread and on the server's poller thread. */
+    private static String row(String op, Api api, int size, int operations, double[] perOp) {
+        return String.format(Locale.ROOT, "{\"op\": \"%s\", \"api\": \"%s\", \"size\": %d, "
+                        + "\"operations\": %d, \"clientBytesPerOp\": %.4f, \"serverBytesPerOp\": %.4f}",
+                op, api, size, operations, perOp[0], perOp[1]);
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 5) {
             throw new IllegalArgumentException("usage: AllocationCheck PROVIDER SIZES WARMUP OPERATIONS OUT.json");
@@ -173,17 +283,20 @@ public final class AllocationCheck {
                 for (Kind kind : Kind.values()) {
                     for (Api api : Api.values()) {
                         double[] perOp = check.measure(kind, api, warmup, iterations);
-                        results.add(String.format(Locale.ROOT, "{\"op\": \"%s\", \"api\": \"%s\", \"size\": %d, "
-                                        + "\"operations\": %d, \"clientBytesPerOp\": %.4f, \"serverBytesPerOp\": %.4f}",
-                                kind, api, size, iterations * operationsPerIteration(kind), perOp[0], perOp[1]));
+                        results.add(row(kind.name(), api, size, iterations * operationsPerIteration(kind), perOp));
                         System.out.println(results.get(results.size() - 1));
                     }
                 }
+                // judged as the callback rows are: 0 B per refused post
+                double[] perRefusal = check.measureRefusals(warmup, iterations);
+                results.add(row(READ_REFUSED, Api.CALLBACK, size, (int) perRefusal[2], perRefusal));
+                System.out.println(results.get(results.size() - 1));
             } finally {
                 check.pair.close();
             }
         }
-        String json = String.format(Locale.ROOT, "{\"provider\": \"%s\", \"futureBudgetBytes\": %.2f, \"results\": [%n  %s%n]}%n",
+        String json = String.format(Locale.ROOT,
+                "{\"provider\": \"%s\", \"futureBudgetBytes\": %.2f, \"results\": [%n  %s%n]}%n",
                 provider, budget, String.join(",\n  ", results));
         Files.writeString(Path.of(args[4]), json, StandardCharsets.UTF_8);
         System.out.printf(Locale.ROOT, "one future and its Completion: %.1f B%n", budget);

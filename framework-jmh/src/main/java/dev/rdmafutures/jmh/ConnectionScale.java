@@ -3,9 +3,12 @@ package dev.rdmafutures.jmh;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
+import dev.rdmafutures.Status;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -62,6 +65,11 @@ public final class ConnectionScale {
     private final ServerProcess server;
     private final RdmaRuntime client;
     private final MemoryRegion clientRegion;
+    /**
+     * Connection {@code i}'s local side (the probe and the warm-up: 0), {@value #SIZE} bytes from {@code i * SIZE},
+     * built once: a slice per READ would allocate one per operation.
+     */
+    private final RegionSlice[] slots;
     private RdmaConnection[] connections;
     /** Establishing: connects started and finished, on this thread only (the client runtime completes here). */
     private int inFlight;
@@ -77,6 +85,7 @@ public final class ConnectionScale {
             throw e;
         }
         clientRegion = client.register(ByteBuffer.allocateDirect(SIZE * (n / 10 + 1)), Access.LOCAL_WRITE);
+        slots = Posts.slots(clientRegion, n / 10 + 1, SIZE);
     }
 
     private void close() {
@@ -152,7 +161,7 @@ public final class ConnectionScale {
         for (RdmaConnection c : connections) {
             for (int i = 0; i < 100; i++) {
                 w.arm(1);
-                c.read(clientRegion, 0, server.buffer, 0, SIZE, w, 0);
+                Posts.check(c.read(slots[0], server.buffer, 0, OperationFlags.NONE, w, 0), "READ");
                 await(w);
                 w.result();
             }
@@ -232,7 +241,7 @@ public final class ConnectionScale {
         do {
             w.arm(1);
             long t0 = System.nanoTime();
-            probe.read(clientRegion, 0, server.buffer, 0, SIZE, w, 0);
+            Posts.check(probe.read(slots[0], server.buffer, 0, OperationFlags.NONE, w, 0), "READ");
             await(w);
             t = System.nanoTime();
             w.result();
@@ -281,9 +290,13 @@ public final class ConnectionScale {
             }
         }
 
+        /** Posts connection {@code i}'s READ; a refusal stops the load as a failed READ does (it is not in flight). */
         private void post(long i) {
             outstanding++;
-            connections[(int) i].read(clientRegion, SIZE * (int) i, server.buffer, 0, SIZE, this, i);
+            Status status = connections[(int) i].read(slots[(int) i], server.buffer, 0, OperationFlags.NONE, this, i);
+            if (status != Status.SUCCESS) {
+                failed(i, Posts.refusal(status, "READ"));
+            }
         }
 
         /** Stops re-posting and waits for the outstanding READs; returns the READs per second they completed. */
@@ -361,9 +374,10 @@ public final class ConnectionScale {
             System.out.println(rates.get(rates.size() - 1));
         }
         String json = String.format(Locale.ROOT, "{\"provider\": \"soft\", \"cores\": %d, \"inFlight\": %d, "
-                        + "\"perListener\": %d, \"serverInChildProcess\": true, \"seconds\": %s, \"results\": [%n  %s%n], "
-                        + "\"setupRate\": [%n  %s%n]}%n", Runtime.getRuntime().availableProcessors(), IN_FLIGHT,
-                PER_LISTENER, args[2], String.join(",\n  ", rows), String.join(",\n  ", rates));
+                        + "\"perListener\": %d, \"serverInChildProcess\": true, \"seconds\": %s, "
+                        + "\"results\": [%n  %s%n], \"setupRate\": [%n  %s%n]}%n",
+                Runtime.getRuntime().availableProcessors(), IN_FLIGHT, PER_LISTENER, args[2],
+                String.join(",\n  ", rows), String.join(",\n  ", rates));
         Files.writeString(Path.of(args[3]), json, StandardCharsets.UTF_8);
     }
 }

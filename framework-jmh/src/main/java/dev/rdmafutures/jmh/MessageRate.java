@@ -3,10 +3,13 @@ package dev.rdmafutures.jmh;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -144,6 +147,7 @@ public final class MessageRate {
         try (RdmaRuntime client = driver.configure(Pair.builder(provider).threadNamePrefix("msgrate-client"))
                 .build()) {
             MemoryRegion local = client.register(ByteBuffer.allocateDirect(window * size), Access.LOCAL_WRITE);
+            RegionSlice[] slots = Posts.slots(local, window, size); // shared: every stream posts slot i from i * size
             List<CompletableFuture<RdmaConnection>> connecting = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 connecting.add(client.connector().connect(address).withReadLimits(window, window)
@@ -151,7 +155,7 @@ public final class MessageRate {
             }
             RdmaLoad load = new RdmaLoad(client, driver);
             for (CompletableFuture<RdmaConnection> c : connecting) {
-                load.streams.add(new Stream(c.get(TIMEOUT_NANOS, TimeUnit.NANOSECONDS), op, local, remote, size,
+                load.streams.add(new Stream(c.get(TIMEOUT_NANOS, TimeUnit.NANOSECONDS), op, slots, remote, size,
                         load.failure));
             }
             load.streams.forEach(s -> s.start(window));
@@ -270,16 +274,17 @@ public final class MessageRate {
         volatile boolean running;
         private final RdmaConnection connection;
         private final Op op;
-        private final MemoryRegion local;
+        /** Slot {@code i}'s local side, built once: a slice per post would allocate one per operation. */
+        private final RegionSlice[] slots;
         private final RemoteBuffer remote;
         private final int size;
         private final AtomicReference<RdmaException> failure;
 
-        Stream(RdmaConnection connection, Op op, MemoryRegion local, RemoteBuffer remote, int size,
+        Stream(RdmaConnection connection, Op op, RegionSlice[] slots, RemoteBuffer remote, int size,
                AtomicReference<RdmaException> failure) {
             this.connection = connection;
             this.op = op;
-            this.local = local;
+            this.slots = slots;
             this.remote = remote;
             this.size = size;
             this.failure = failure;
@@ -293,12 +298,18 @@ public final class MessageRate {
             }
         }
 
+        /** Posts slot {@code slot}; a refusal fails the load as a failed operation does (it is not in flight). */
         private void post(long slot) {
-            int offset = (int) slot * size;
-            switch (op) {
-                case READ -> connection.read(local, offset, remote, offset, size, this, slot);
-                case WRITE -> connection.write(local, offset, remote, offset, size, this, slot);
-                case SEND -> connection.send(local, offset, size, this, slot);
+            RegionSlice local = slots[(int) slot];
+            long offset = slot * size;
+            Status status = switch (op) {
+                case READ -> connection.read(local, remote, offset, OperationFlags.NONE, this, slot);
+                case WRITE -> connection.write(local, remote, offset, OperationFlags.NONE, this, slot);
+                case SEND -> connection.send(local, OperationFlags.NONE, this, slot);
+            };
+            if (status != Status.SUCCESS) {
+                failure.compareAndSet(null, Posts.refusal(status, op.name()));
+                outstanding.decrementAndGet();
             }
         }
 

@@ -8,6 +8,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.Status;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -104,12 +105,13 @@ final class MessageRatePeer {
         RdmaListener listener = runtime.listen(new InetSocketAddress(Pair.address(provider), 0));
         MemoryRegion region = runtime.register(ByteBuffer.allocateDirect(window * size), Access.LOCAL_WRITE,
                 Access.REMOTE_READ, Access.REMOTE_WRITE);
+        RegionSlice[] slots = Posts.slots(region, window, size); // every connection's receive i lands in slot i
         listener.onRequest(r -> r.withReadLimits(window, window).withQueueDepths(1, window).accept()
                 .whenComplete((c, e) -> {
                     if (e != null) {
                         failure.compareAndSet(null, e);
                     } else if (op == MessageRate.Op.SEND) {
-                        Receiver receiver = new Receiver(c, region, size);
+                        Receiver receiver = new Receiver(c, slots);
                         for (int slot = 0; slot < window; slot++) {
                             receiver.post(slot);
                         }
@@ -166,17 +168,20 @@ final class MessageRatePeer {
     /** One connection's receives, each re-posted from its completion (on the poller thread: no allocation). */
     private final class Receiver implements CompletionCallback {
         private final RdmaConnection connection;
-        private final MemoryRegion region;
-        private final int size;
+        /** Slot {@code i}'s local side, built once: a slice per post would allocate one per operation. */
+        private final RegionSlice[] slots;
 
-        Receiver(RdmaConnection connection, MemoryRegion region, int size) {
+        Receiver(RdmaConnection connection, RegionSlice[] slots) {
             this.connection = connection;
-            this.region = region;
-            this.size = size;
+            this.slots = slots;
         }
 
+        /** Posts receive {@code slot}; a refusal is a failure unless the client has ended the connection. */
         void post(long slot) {
-            connection.receive(region, (int) slot * size, size, this, slot);
+            Status status = connection.receive(slots[(int) slot], this, slot);
+            if (status != Status.SUCCESS && connection.isConnected()) {
+                failure.compareAndSet(null, Posts.refusal(status, "RECEIVE"));
+            }
         }
 
         @Override

@@ -3,11 +3,14 @@ package dev.rdmafutures.jmh;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -133,7 +136,9 @@ public final class PollerScaling {
     private static final class Stream implements CompletionCallback {
         final LongAdder done = new LongAdder();
         private final RdmaConnection connection;
-        private final MemoryRegion local;
+        /** Slot {@code i}'s local side, 64 KiB or 8 B from {@code i * LARGE}, built once (posting allocates none). */
+        private final RegionSlice[] large;
+        private final RegionSlice[] small;
         private final RemoteBuffer remote;
         private volatile CompletableFuture<Void> drained;
         private volatile boolean running;
@@ -143,7 +148,8 @@ public final class PollerScaling {
 
         Stream(RdmaConnection connection, MemoryRegion local, RemoteBuffer remote) {
             this.connection = connection;
-            this.local = local;
+            this.large = Posts.slots(local, WINDOW, LARGE);
+            this.small = Posts.slots(local, WINDOW, LARGE, SMALL);
             this.remote = remote;
         }
 
@@ -160,13 +166,18 @@ public final class PollerScaling {
             }
         }
 
+        /** Posts slot {@code slot}; a refusal fails the run as a failed operation does (it is not in flight). */
         private void post(long slot) {
-            int offset = (int) slot * LARGE;
-            switch (load) {
-                case READ_64K -> connection.read(local, offset, remote, offset, LARGE, this, slot);
-                case WRITE_64K -> connection.write(local, offset, remote, offset, LARGE, this, slot);
-                case READ_8B -> connection.read(local, offset, remote, offset, SMALL, this, slot);
-                default -> throw new IllegalStateException(load.name());
+            int i = (int) slot;
+            long offset = slot * LARGE;
+            Status status = switch (load) {
+                case READ_64K -> connection.read(large[i], remote, offset, OperationFlags.NONE, this, slot);
+                case WRITE_64K -> connection.write(large[i], remote, offset, OperationFlags.NONE, this, slot);
+                case READ_8B -> connection.read(small[i], remote, offset, OperationFlags.NONE, this, slot);
+            };
+            if (status != Status.SUCCESS) {
+                failure.compareAndSet(null, Posts.refusal(status, load.name()));
+                settle();
             }
         }
 

@@ -1,6 +1,7 @@
 package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.OperationFlags;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -69,12 +70,13 @@ public class ReadLatencyBenchmark {
     @Benchmark
     public int read(Rdma s) {
         Pair p = s.pair;
+        // the client region is size bytes: the whole region is the local side, no slice to allocate per READ
         if (s.api == Api.FUTURE) {
-            return p.client.read(p.clientRegion, 0, p.serverBuffer, 0, s.size).join().bytes();
+            return p.client.read(p.clientRegion, p.serverBuffer, 0, OperationFlags.NONE).join().bytes();
         }
         Waiter w = s.waiter;
         w.arm(1);
-        p.client.read(p.clientRegion, 0, p.serverBuffer, 0, s.size, w, 0);
+        Posts.check(p.client.read(p.clientRegion, p.serverBuffer, 0, OperationFlags.NONE, w, 0), "READ");
         p.await(w);
         return w.result();
     }

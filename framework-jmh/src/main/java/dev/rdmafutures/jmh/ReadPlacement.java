@@ -2,9 +2,11 @@ package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -53,6 +55,7 @@ public final class ReadPlacement {
             MemoryRegion exposed = server.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE,
                     Access.REMOTE_READ);
             MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+            RegionSlice first8 = local.slice(0, 8); // built once: a slice per READ would allocate one per READ
             CompletableFuture<RdmaConnection> connecting = client.connector().connect(listener.localAddress()).start();
             long deadline = System.nanoTime() + WAIT_NANOS;
             while (!connecting.isDone() && System.nanoTime() - deadline < 0) {
@@ -76,7 +79,7 @@ public final class ReadPlacement {
                 do {
                     w.arm(1);
                     long t0 = System.nanoTime();
-                    connection.read(local, 0, exposed.remote(), 0, 8, w, 0);
+                    Posts.check(connection.read(first8, exposed.remote(), 0, OperationFlags.NONE, w, 0), "READ");
                     long wait = t0 + WAIT_NANOS;
                     while (!w.isDone()) {
                         client.poll();

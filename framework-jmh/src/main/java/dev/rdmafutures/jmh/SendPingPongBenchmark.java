@@ -2,8 +2,11 @@ package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RegionSlice;
+import dev.rdmafutures.Status;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -44,10 +47,15 @@ public class SendPingPongBenchmark {
         public Api api;
         Pair pair;
         final Waiter waiter = new Waiter();
+        /** The client's receive (bytes 0..size) and send (the next size bytes), built once. */
+        RegionSlice replyInto;
+        RegionSlice request;
 
         @Setup(Level.Trial)
         public void setUp() throws Exception {
             pair = new Pair(provider, Driver.INVOKED, IdleStrategy.BUSY_SPIN, size * (RECEIVES + 1), 16);
+            replyInto = pair.clientRegion.slice(0, size);
+            request = pair.clientRegion.slice(size, size);
             new Echo(pair, size).start();
         }
 
@@ -61,15 +69,18 @@ public class SendPingPongBenchmark {
     static final class Echo implements CompletionCallback {
         private final Pair pair;
         private final int size;
+        /** Receive slot {@code i}: {@code size} bytes from {@code i * size}, built once (a post allocates none). */
+        private final RegionSlice[] slots;
 
         Echo(Pair pair, int size) {
             this.pair = pair;
             this.size = size;
+            this.slots = Posts.slots(pair.serverRegion, RECEIVES, size);
         }
 
         void start() {
             for (int slot = 0; slot < RECEIVES; slot++) {
-                pair.server.receive(pair.serverRegion, slot * size, size, this, slot);
+                Posts.check(pair.server.receive(slots[slot], this, slot), "RECEIVE");
             }
         }
 
@@ -77,8 +88,21 @@ public class SendPingPongBenchmark {
         public void completed(long slot, int bytes) {
             RdmaConnection server = pair.server;
             if (slot >= 0) { // a receive: echo it from its slot, then reuse the slot
-                server.send(pair.serverRegion, (int) slot * size, bytes, this, -1);
-                server.receive(pair.serverRegion, (int) slot * size, size, this, slot);
+                RegionSlice received = slots[(int) slot];
+                RegionSlice echo = bytes == size ? received : pair.serverRegion.slice((int) slot * size, bytes);
+                refused(server.send(echo, OperationFlags.NONE, this, -1), "SEND");
+                refused(server.receive(received, this, slot), "RECEIVE");
+            }
+        }
+
+        /**
+         * A refused echo would leave the client waiting for ever: end the connection, so that its operations fail,
+         * and throw (the runtime logs what a callback throws). Refusals once the benchmark ended it are expected.
+         */
+        private void refused(Status status, String operation) {
+            if (status != Status.SUCCESS && pair.server.isConnected()) {
+                pair.server.disconnect();
+                throw new IllegalStateException("echo " + operation + " refused: " + status);
             }
         }
 
@@ -102,14 +126,14 @@ public class SendPingPongBenchmark {
     public int sendReceive(Rdma s) {
         Pair p = s.pair;
         if (s.api == Api.FUTURE) {
-            var reply = p.client.receive(p.clientRegion, 0, s.size);
-            p.client.send(p.clientRegion, s.size, s.size);
+            var reply = p.client.receive(s.replyInto);
+            p.client.send(s.request, OperationFlags.NONE);
             return reply.join().bytes();
         }
         Waiter w = s.waiter;
         w.arm(2);
-        p.client.receive(p.clientRegion, 0, s.size, w, 0);
-        p.client.send(p.clientRegion, s.size, s.size, w, 1);
+        Posts.check(p.client.receive(s.replyInto, w, 0), "RECEIVE");
+        Posts.check(p.client.send(s.request, OperationFlags.NONE, w, 1), "SEND");
         p.await(w);
         return w.result();
     }

@@ -4,11 +4,14 @@ import com.sun.management.ThreadMXBean;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -53,6 +56,7 @@ public final class SmallOpCost {
                     Access.REMOTE_READ, Access.REMOTE_WRITE);
             MemoryRegion clientRegion = client.register(ByteBuffer.allocateDirect(size * window),
                     Access.LOCAL_WRITE);
+            RegionSlice[] slots = Posts.slots(clientRegion, window, size); // shared: each load posts slot i there
             List<Load> loads = new ArrayList<>();
             try (RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
                 for (int i = 0; i < connections; i++) {
@@ -64,7 +68,7 @@ public final class SmallOpCost {
                         client.poll();
                         server.poll();
                     }
-                    loads.add(new Load(c.getNow(null), read, clientRegion, serverRegion.remote(), size));
+                    loads.add(new Load(c.getNow(null), read, slots, serverRegion.remote(), size));
                 }
             }
             for (Load load : loads) {
@@ -118,7 +122,8 @@ public final class SmallOpCost {
     private static final class Load implements CompletionCallback {
         private final RdmaConnection connection;
         private final boolean read;
-        private final MemoryRegion local;
+        /** Slot {@code i}'s local side, built once: a slice per post would allocate one per operation. */
+        private final RegionSlice[] slots;
         private final RemoteBuffer remote;
         private final int size;
         long completed;
@@ -126,13 +131,13 @@ public final class SmallOpCost {
         boolean stopped;
         RdmaException error;
 
-        Load(RdmaConnection connection, boolean read, MemoryRegion local, RemoteBuffer remote, int size) {
+        Load(RdmaConnection connection, boolean read, RegionSlice[] slots, RemoteBuffer remote, int size) {
             if (connection == null) {
                 throw new IllegalStateException("a connection was not established within 20 s");
             }
             this.connection = connection;
             this.read = read;
-            this.local = local;
+            this.slots = slots;
             this.remote = remote;
             this.size = size;
         }
@@ -151,12 +156,15 @@ public final class SmallOpCost {
             return outstanding > 0;
         }
 
+        /** Posts slot {@code slot}; a refusal fails the run as a failed operation does (it is not in flight). */
         private void post(int slot) {
             outstanding++;
-            if (read) {
-                connection.read(local, slot * size, remote, (long) slot * size, size, this, slot);
-            } else {
-                connection.write(local, slot * size, remote, (long) slot * size, size, this, slot);
+            Status status = read
+                    ? connection.read(slots[slot], remote, (long) slot * size, OperationFlags.NONE, this, slot)
+                    : connection.write(slots[slot], remote, (long) slot * size, OperationFlags.NONE, this, slot);
+            if (status != Status.SUCCESS) {
+                outstanding--;
+                error = Posts.refusal(status, read ? "READ" : "WRITE");
             }
         }
 

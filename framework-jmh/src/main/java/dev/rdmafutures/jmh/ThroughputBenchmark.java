@@ -2,7 +2,10 @@ package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RegionSlice;
+import dev.rdmafutures.Status;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,6 +56,8 @@ public class ThroughputBenchmark {
         @Param({"INVOKED"})
         public Driver driver;
         Pair pair;
+        /** Slot {@code i}'s local side, built once: a slice per post would allocate one per operation. */
+        private RegionSlice[] slots;
         private Thread waiter;
         private final AtomicInteger issued = new AtomicInteger();
         private int completed; // the client's completion thread only
@@ -63,6 +68,7 @@ public class ThroughputBenchmark {
         public void setUp() throws Exception {
             IdleStrategy serverIdle = provider.equals("soft") ? IdleStrategy.BUSY_SPIN : IdleStrategy.BLOCKING;
             pair = new Pair(provider, driver, serverIdle, size * window, window);
+            slots = Posts.slots(pair.clientRegion, window, size);
         }
 
         @TearDown(Level.Trial)
@@ -92,13 +98,14 @@ public class ThroughputBenchmark {
             }
         }
 
+        /** Posts slot {@code slot}; a refusal ends the batch as a failed operation does. */
         private void post(int slot) {
-            if (op == Op.READ) {
-                pair.client.read(pair.clientRegion, slot * size, pair.serverBuffer, (long) slot * size, size, this,
-                        slot);
-            } else {
-                pair.client.write(pair.clientRegion, slot * size, pair.serverBuffer, (long) slot * size, size, this,
-                        slot);
+            long offset = (long) slot * size;
+            Status status = op == Op.READ
+                    ? pair.client.read(slots[slot], pair.serverBuffer, offset, OperationFlags.NONE, this, slot)
+                    : pair.client.write(slots[slot], pair.serverBuffer, offset, OperationFlags.NONE, this, slot);
+            if (status != Status.SUCCESS) {
+                failed(slot, Posts.refusal(status, op.name()));
             }
         }
 

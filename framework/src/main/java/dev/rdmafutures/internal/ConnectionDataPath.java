@@ -1,18 +1,17 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.Access;
-import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.Batch;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.FastRegion;
+import dev.rdmafutures.LocalBuffer;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
-import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RemoteBuffer;
-import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.ProviderWindow;
@@ -28,7 +27,6 @@ import java.util.function.Supplier;
  * validated {@link CallbackOperation} by {@link Posting}. The lifecycle half (establishment, the end, the provider) is the subclass's.
  */
 abstract sealed class ConnectionDataPath implements RdmaConnection permits ConnectionImpl {
-    private static final OperationFlag[] NO_FLAGS = {};
     private final RuntimeOwner runtime;
     private final PollerProxy poller;
     private final Posting posting;
@@ -39,86 +37,65 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
         this.posting = new Posting(runtime, poller, (OperationTarget) this, runtime.admission(), this::checkAccepts);
     }
 
-    /** The last check of every post, after its arguments': throws the refusal when the connection cannot take it. */
-    abstract void checkAccepts(WorkRequest.Kind kind);
+    /** The last check of every post, after its arguments': see {@link Posting.Guard}. */
+    abstract Status checkAccepts(WorkRequest.Kind kind, boolean explain);
 
     @Override
-    public CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote,
-                                              long remoteOffset, int length, OperationFlag... flags) {
-        return future(WorkRequest.Kind.READ, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
-                remoteOffset, flags);
-    }
-
-    @Override
-    public CompletableFuture<Completion> read(MemoryRegion local, int localOffset, RemoteBuffer remote,
-                                              long remoteOffset, int length) {
-        return read(local, localOffset, remote, remoteOffset, length, NO_FLAGS);
-    }
-
-    @Override
-    public CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote,
-                                               long remoteOffset, int length) {
-        return write(local, localOffset, remote, remoteOffset, length, NO_FLAGS);
-    }
-
-    @Override
-    public CompletableFuture<Completion> send(MemoryRegion local, int offset, int length) {
-        return send(local, offset, length, NO_FLAGS);
-    }
-
-    @Override
-    public CompletableFuture<Completion> write(MemoryRegion local, int localOffset, RemoteBuffer remote,
-                                               long remoteOffset, int length, OperationFlag... flags) {
-        return future(WorkRequest.Kind.WRITE, local, localOffset, length, Objects.requireNonNull(remote, "remote"),
-                remoteOffset, flags);
-    }
-
-    @Override
-    public CompletableFuture<Completion> send(MemoryRegion local, int offset, int length, OperationFlag... flags) {
-        return future(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags);
-    }
-
-    @Override
-    public CompletableFuture<Completion> sendAndInvalidate(MemoryRegion local, int offset, int length,
-                                                           int remoteToken, OperationFlag... flags) {
-        RdmaException unsupported = remoteInvalidateUnsupported();
-        return unsupported != null ? RdmaFuture.failed(unsupported) : future(WorkRequest.Kind.SEND_INVALIDATE,
-                local, offset, length, new RemoteBuffer(0, 0, remoteToken), 0, flags);
-    }
-
-    @Override
-    public CompletableFuture<Completion> receive(MemoryRegion local, int offset, int length) {
-        return future(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS);
-    }
-
-    @Override
-    public CompletableFuture<Completion> read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
-                                              OperationFlag... flags) {
+    public CompletableFuture<Completion> read(LocalBuffer local, RemoteBuffer remote, long remoteOffset,
+                                              OperationFlags flags) {
         return future(WorkRequest.Kind.READ, local, Objects.requireNonNull(remote, "remote"), remoteOffset, flags);
     }
 
     @Override
-    public CompletableFuture<Completion> write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
-                                               OperationFlag... flags) {
+    public Status read(LocalBuffer local, RemoteBuffer remote, long remoteOffset, OperationFlags flags,
+                       CompletionCallback callback, long context) {
+        return posting.postQuietly(WorkRequest.Kind.READ, local, Objects.requireNonNull(remote, "remote"),
+                remoteOffset, flags, callback, context);
+    }
+
+    @Override
+    public CompletableFuture<Completion> write(LocalBuffer local, RemoteBuffer remote, long remoteOffset,
+                                               OperationFlags flags) {
         return future(WorkRequest.Kind.WRITE, local, Objects.requireNonNull(remote, "remote"), remoteOffset, flags);
     }
 
     @Override
-    public CompletableFuture<Completion> send(ScatterGatherList local, OperationFlag... flags) {
+    public Status write(LocalBuffer local, RemoteBuffer remote, long remoteOffset, OperationFlags flags,
+                        CompletionCallback callback, long context) {
+        return posting.postQuietly(WorkRequest.Kind.WRITE, local, Objects.requireNonNull(remote, "remote"),
+                remoteOffset, flags, callback, context);
+    }
+
+    @Override
+    public CompletableFuture<Completion> send(LocalBuffer local, OperationFlags flags) {
         return future(WorkRequest.Kind.SEND, local, null, 0, flags);
     }
 
     @Override
-    public CompletableFuture<Completion> sendAndInvalidate(ScatterGatherList local, int remoteToken,
-                                                           OperationFlag... flags) {
-        RdmaException unsupported = remoteInvalidateUnsupported();
-        return unsupported != null ? RdmaFuture.failed(unsupported) : future(WorkRequest.Kind.SEND_INVALIDATE,
-                local, new RemoteBuffer(0, 0, remoteToken), 0, flags);
+    public Status send(LocalBuffer local, OperationFlags flags, CompletionCallback callback, long context) {
+        return posting.postQuietly(WorkRequest.Kind.SEND, local, null, 0, flags, callback, context);
     }
 
     @Override
-    public CompletableFuture<Completion> receive(ScatterGatherList local) {
-        return future(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS);
+    public CompletableFuture<Completion> sendAndInvalidate(LocalBuffer local, int remoteToken, OperationFlags flags) {
+        return future(WorkRequest.Kind.SEND_INVALIDATE, local, null, remoteToken, flags);
+    }
+
+    @Override
+    public Status sendAndInvalidate(LocalBuffer local, int remoteToken, OperationFlags flags,
+                                    CompletionCallback callback, long context) {
+        return posting.postQuietly(WorkRequest.Kind.SEND_INVALIDATE, local, null, remoteToken, flags, callback,
+                context);
+    }
+
+    @Override
+    public CompletableFuture<Completion> receive(LocalBuffer local) {
+        return future(WorkRequest.Kind.RECEIVE, local, null, 0, OperationFlags.NONE);
+    }
+
+    @Override
+    public Status receive(LocalBuffer local, CompletionCallback callback, long context) {
+        return posting.postQuietly(WorkRequest.Kind.RECEIVE, local, null, 0, OperationFlags.NONE, callback, context);
     }
 
     @Override
@@ -126,120 +103,17 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
         return new BatchImpl(runtime, poller, posting);
     }
 
-    @Override
-    public void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-                     CompletionCallback callback, long context) {
-        read(local, localOffset, remote, remoteOffset, length, callback, context, NO_FLAGS);
-    }
-
-    @Override
-    public void read(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-                     CompletionCallback callback, long context, OperationFlag... flags) {
-        posting.post(posting.started(WorkRequest.Kind.READ, local, localOffset, length,
-                Objects.requireNonNull(remote, "remote"), remoteOffset, flags, callback, context, true), "READ");
-    }
-
-    @Override
-    public void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-                      CompletionCallback callback, long context) {
-        write(local, localOffset, remote, remoteOffset, length, callback, context, NO_FLAGS);
-    }
-
-    @Override
-    public void write(MemoryRegion local, int localOffset, RemoteBuffer remote, long remoteOffset, int length,
-                      CompletionCallback callback, long context, OperationFlag... flags) {
-        posting.post(posting.started(WorkRequest.Kind.WRITE, local, localOffset, length,
-                Objects.requireNonNull(remote, "remote"), remoteOffset, flags, callback, context, true), "WRITE");
-    }
-
-    @Override
-    public void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context) {
-        send(local, offset, length, callback, context, NO_FLAGS);
-    }
-
-    @Override
-    public void send(MemoryRegion local, int offset, int length, CompletionCallback callback, long context,
-                     OperationFlag... flags) {
-        posting.post(posting.started(WorkRequest.Kind.SEND, local, offset, length, null, 0, flags, callback,
-                context, true), "SEND");
-    }
-
-    @Override
-    public void receive(MemoryRegion local, int offset, int length, CompletionCallback callback, long context) {
-        posting.post(posting.started(WorkRequest.Kind.RECEIVE, local, offset, length, null, 0, NO_FLAGS, callback,
-                context, true), "RECEIVE");
-    }
-
-    @Override
-    public void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
-                     long context) {
-        read(local, remote, remoteOffset, callback, context, NO_FLAGS);
-    }
-
-    @Override
-    public void read(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
-                     long context, OperationFlag... flags) {
-        posting.post(posting.started(WorkRequest.Kind.READ, local, Objects.requireNonNull(remote, "remote"),
-                remoteOffset, flags, callback, context, true), "READ");
-    }
-
-    @Override
-    public void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
-                      long context) {
-        write(local, remote, remoteOffset, callback, context, NO_FLAGS);
-    }
-
-    @Override
-    public void write(ScatterGatherList local, RemoteBuffer remote, long remoteOffset, CompletionCallback callback,
-                      long context, OperationFlag... flags) {
-        posting.post(posting.started(WorkRequest.Kind.WRITE, local, Objects.requireNonNull(remote, "remote"),
-                remoteOffset, flags, callback, context, true), "WRITE");
-    }
-
-    @Override
-    public void send(ScatterGatherList local, CompletionCallback callback, long context) {
-        send(local, callback, context, NO_FLAGS);
-    }
-
-    @Override
-    public void send(ScatterGatherList local, CompletionCallback callback, long context, OperationFlag... flags) {
-        posting.post(posting.started(WorkRequest.Kind.SEND, local, null, 0, flags, callback, context, true), "SEND");
-    }
-
-    @Override
-    public void receive(ScatterGatherList local, CompletionCallback callback, long context) {
-        posting.post(posting.started(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS, callback, context, true),
-                "RECEIVE");
-    }
-
-    private CompletableFuture<Completion> future(WorkRequest.Kind kind, MemoryRegion local, int offset, int length,
-                                                 RemoteBuffer remote, long remoteOffset, OperationFlag[] flags) {
+    private CompletableFuture<Completion> future(WorkRequest.Kind kind, LocalBuffer local, RemoteBuffer remote,
+                                                 long remoteOffset, OperationFlags flags) {
         OperationFuture future = new OperationFuture(runtime.driver());
         try {
-            posting.post(posting.started(kind, local, offset, length, remote, remoteOffset, flags, future, 0, true),
-                    kind.name());
+            CallbackOperation op = posting.checked(kind, local, remote, remoteOffset, flags, true);
+            op.start(future, 0);
+            posting.post(op, kind.name());
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }
         return future;
-    }
-
-    private CompletableFuture<Completion> future(WorkRequest.Kind kind, ScatterGatherList local, RemoteBuffer remote,
-                                                 long remoteOffset, OperationFlag[] flags) {
-        OperationFuture future = new OperationFuture(runtime.driver());
-        try {
-            posting.post(posting.started(kind, local, remote, remoteOffset, flags, future, 0, true), kind.name());
-        } catch (RdmaException e) {
-            future.completeExceptionally(e);
-        }
-        return future;
-    }
-
-    private RdmaException remoteInvalidateUnsupported() {
-        AdapterInfo adapter = runtime.adapterInfo();
-        return adapter.isRemoteInvalidateSupported() ? null : new RdmaException(Status.NOT_SUPPORTED,
-                adapter.deviceName() + " cannot invalidate a peer's region token remotely "
-                        + "(AdapterInfo.isRemoteInvalidateSupported)");
     }
 
     @Override
@@ -250,8 +124,8 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
             Objects.requireNonNull(region, "region");
             int bits = Windows.rightsBits(region, rights);
             WindowFuture<RemoteBuffer> future = WindowFuture.bind(runtime.driver(), w, length);
-            posting.post(posting.startedWindow(WorkRequest.Kind.BIND_WINDOW, w.provider(), region, offset, length,
-                    bits, future), "bind");
+            posted(posting.checkedWindow(WorkRequest.Kind.BIND_WINDOW, w.provider(), region, offset, length, bits),
+                    future, "bind");
             return future;
         } catch (RdmaException e) {
             return RdmaFuture.failed(e);
@@ -268,7 +142,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
         try {
             ProviderWindow target = checked.get();
             WindowFuture<Void> future = WindowFuture.invalidate(runtime.driver());
-            posting.post(posting.startedWindow(WorkRequest.Kind.INVALIDATE_WINDOW, target, null, 0, 0, 0, future),
+            posted(posting.checkedWindow(WorkRequest.Kind.INVALIDATE_WINDOW, target, null, 0, 0, 0), future,
                     "invalidate");
             return future;
         } catch (RdmaException e) {
@@ -282,8 +156,8 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
             FastRegionImpl s = Windows.check(runtime, slot);
             MemoryRegionImpl region = Windows.prepare(runtime, s, bytes, access);
             WindowFuture<MemoryRegion> future = WindowFuture.fastRegister(runtime.driver(), region);
-            posting.post(posting.startedWindow(WorkRequest.Kind.FAST_REGISTER, s.provider(), region, 0,
-                    region.length(), 0, future), "fastRegister");
+            posted(posting.checkedWindow(WorkRequest.Kind.FAST_REGISTER, s.provider(), region, 0, region.length(),
+                    0), future, "fastRegister");
             return future;
         } catch (RdmaException e) {
             return RdmaFuture.failed(e);
@@ -293,5 +167,10 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     @Override
     public CompletableFuture<Void> invalidate(FastRegion slot) {
         return invalidateToken(() -> Windows.check(runtime, slot).provider());
+    }
+
+    private void posted(CallbackOperation op, CompletionCallback future, String what) {
+        op.start(future, 0);
+        posting.post(op, what);
     }
 }

@@ -136,14 +136,15 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
     }
 
     @Override
-    void checkAccepts(WorkRequest.Kind kind) {
+    Status checkAccepts(WorkRequest.Kind kind, boolean explain) {
         if (!connected) {
-            throw new RdmaException(Status.CONNECTION_INVALID, this + " is not connected");
+            return Posting.refuse(Status.CONNECTION_INVALID, explain ? this + " is not connected" : null);
         }
         if (kind == WorkRequest.Kind.RECEIVE && sharedQueue != null) {
-            throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " takes its receives from a shared "
-                    + "receive queue; post them there");
+            return Posting.refuse(Status.INVALID_DEVICE_STATE, explain ? this + " takes its receives from a shared "
+                    + "receive queue; post them there" : null);
         }
+        return Status.SUCCESS;
     }
 
     @Override

@@ -61,6 +61,9 @@ final class OperationCounters {
     OperationMetrics snapshot() {
         EnumMap<Status, Long> failures = new EnumMap<>(Status.class);
         for (Status status : STATUSES) {
+            if (status == Status.SUCCESS) {
+                continue;
+            }
             failures.put(status, counts.get(FAILED + status.ordinal()));
         }
         long[] bytes = new long[BYTES_SLOTS];

@@ -2,9 +2,11 @@ package dev.rdmafutures.internal;
 
 import dev.rdmafutures.Admission;
 import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.LocalBuffer;
 import dev.rdmafutures.MemoryRegion;
-import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.SharedReceiveCallback;
@@ -16,11 +18,17 @@ import java.util.Objects;
 
 /**
  * Turns the API's data-path calls on one {@link OperationTarget} into validated {@link CallbackOperation}s and hands
- * them to the target's poller. Every check runs before anything is taken: an operation is refused whole (a typed
- * {@link RdmaException}, nothing held, nothing posted) or posted whole. Thread-safe.
+ * them to the target's poller. Every check runs before anything is taken: an operation is refused whole (nothing
+ * held, nothing posted) or posted whole. Each check either explains its refusal (a typed {@link RdmaException}, for
+ * futures and batches) or only returns its {@link Status} (the callback forms, which must not allocate to refuse):
+ * one code path, so both forms refuse alike. The remote side of a post is {@code remote} from {@code remoteOffset}
+ * (READ, WRITE), none (SEND, RECEIVE: null), or for SEND_INVALIDATE the peer's token to invalidate, carried in
+ * {@code remoteOffset} with a null {@code remote} so that the callback form builds nothing. Thread-safe.
  */
 final class Posting {
-    private static final OperationFlag[] NO_FLAGS = {};
+    private static final int HOLDS_SLOT = 0;
+    private static final int WAITS = 1;
+    private static final int REFUSED = 2;
     private final RuntimeOwner runtime;
     private final PollerProxy poller;
     private final OperationTarget target;
@@ -30,8 +38,11 @@ final class Posting {
 
     /** The target's own check, after the arguments': whether it accepts operations now. */
     interface Guard {
-        /** Throws the typed refusal when {@code kind} cannot be posted to the target now. */
-        void check(WorkRequest.Kind kind);
+        /**
+         * {@link Status#SUCCESS} when {@code kind} can be posted to the target now; otherwise the refusal, thrown as
+         * an {@link RdmaException} that says why when {@code explain}, returned without allocating when not.
+         */
+        Status check(WorkRequest.Kind kind, boolean explain);
     }
 
     /**
@@ -48,78 +59,27 @@ final class Posting {
     }
 
     /**
-     * A validated one-buffer operation reporting to {@code callback}, holding its region and its slot (or, when
-     * {@code mayWait} and the admission waits, its place among the waiters).
+     * The refusal {@code status}: thrown with {@code message} when one was built (the caller explains), returned
+     * otherwise. Callers build the message only when explaining: {@code refuse(S, explain ? "..." : null)}.
      */
-    CallbackOperation started(WorkRequest.Kind kind, MemoryRegion local, int offset, int length, RemoteBuffer remote,
-                              long remoteOffset, OperationFlag[] flags, CompletionCallback callback, long context,
-                              boolean mayWait) {
-        Objects.requireNonNull(callback, "callback");
-        CallbackOperation op = prepared(kind, length, remote, remoteOffset, flags);
-        try {
-            op.addSegment(DataPath.local(runtime, local, offset, length, placesData(kind)), offset, length);
-            finishChecks(op, kind, mayWait);
-        } catch (RdmaException e) {
-            discard(op);
-            throw e;
+    static Status refuse(Status status, String message) {
+        if (message != null) {
+            throw new RdmaException(status, message);
         }
-        op.start(callback, context);
-        return op;
-    }
-
-    /** A validated scatter-gather operation reporting to {@code callback}; the segments are copied. */
-    CallbackOperation started(WorkRequest.Kind kind, ScatterGatherList local, RemoteBuffer remote, long remoteOffset,
-                              OperationFlag[] flags, CompletionCallback callback, long context, boolean mayWait) {
-        Objects.requireNonNull(callback, "callback");
-        CallbackOperation op = segmented(kind, local, remote, remoteOffset, flags, mayWait);
-        op.start(callback, context);
-        return op;
-    }
-
-    /** A validated receive of a shared receive queue reporting to {@code callback}. */
-    CallbackOperation startedShared(ScatterGatherList local, MemoryRegion region, int offset, int length,
-                                    SharedReceiveCallback callback, long context) {
-        Objects.requireNonNull(callback, "callback");
-        CallbackOperation op;
-        if (local != null) {
-            op = segmented(WorkRequest.Kind.RECEIVE, local, null, 0, NO_FLAGS, false);
-        } else {
-            op = prepared(WorkRequest.Kind.RECEIVE, length, null, 0, NO_FLAGS);
-            try {
-                op.addSegment(DataPath.local(runtime, region, offset, length, true), offset, length);
-                finishChecks(op, WorkRequest.Kind.RECEIVE, false);
-            } catch (RdmaException e) {
-                discard(op);
-                throw e;
-            }
-        }
-        op.start(callback, context);
-        return op;
+        return status;
     }
 
     /**
-     * A validated request on {@code target}, a window or a fast-register slot, reporting to {@code callback}:
-     * BIND_WINDOW of {@code length} bytes of {@code region} from {@code offset} (checked as a local segment) with
-     * {@code rights} (BIND_REMOTE_* bits); FAST_REGISTER of {@code region}, the slot's prepared registration (whole,
-     * not valid yet); INVALIDATE_WINDOW (no region).
+     * A checked data-path operation holding its regions and its slot (or, when {@code mayWait} and the admission
+     * waits, its place among the waiters), not yet started. Throws the refusal, explained.
      */
-    CallbackOperation startedWindow(WorkRequest.Kind kind, ProviderWindow target, MemoryRegion region, int offset,
-                                    int length, int rights, CompletionCallback callback) {
-        CallbackOperation op = prepared(kind, length, null, 0, NO_FLAGS);
-        try {
-            if (kind == WorkRequest.Kind.BIND_WINDOW) {
-                op.addSegment(DataPath.local(runtime, region, offset, length, false), offset, length);
-                op.addFlags(rights);
-            } else if (kind == WorkRequest.Kind.FAST_REGISTER) {
-                op.addSegment((MemoryRegionImpl) region, 0, length);
-            }
-            op.setWindow(target);
-            finishChecks(op, kind, true);
-        } catch (RdmaException e) {
-            discard(op);
-            throw e;
+    CallbackOperation checked(WorkRequest.Kind kind, LocalBuffer local, RemoteBuffer remote, long remoteOffset,
+                              OperationFlags flags, boolean mayWait) {
+        check(kind, local, remote, remoteOffset, flags, true);
+        CallbackOperation op = admitted(kind, local, remote, remoteOffset, flags, mayWait);
+        if (op == null) {
+            throw new RdmaException(Status.INSUFFICIENT_RESOURCES, noSlot(kind, mayWait));
         }
-        op.start(callback, 0);
         return op;
     }
 
@@ -131,79 +91,216 @@ final class Posting {
         }
     }
 
-    private CallbackOperation segmented(WorkRequest.Kind kind, ScatterGatherList local, RemoteBuffer remote,
-                                        long remoteOffset, OperationFlag[] flags, boolean mayWait) {
-        Objects.requireNonNull(local, "local");
-        CallbackOperation op = prepared(kind, local.totalLength(), remote, remoteOffset, flags);
-        try {
-            int n = local.size();
-            int max = target.slots().maxSegments(kind);
-            if (n > max) {
-                throw new RdmaException(Status.INVALID_PARAMETER, kind + " with " + n + " segments: at most " + max
-                        + " were granted (QueueDepths.withMaxSge, AdapterInfo.max" + (kind == WorkRequest.Kind.RECEIVE
-                        ? "Receive" : "Initiator") + "Sge)");
-            }
-            boolean placesData = placesData(kind);
-            for (int i = 0; i < n; i++) {
-                int offset = local.offset(i);
-                int length = local.length(i);
-                op.addSegment(DataPath.local(runtime, local.region(i), offset, length, placesData), offset, length);
-            }
-            finishChecks(op, kind, mayWait);
-        } catch (RdmaException e) {
-            discard(op);
-            throw e;
+    /**
+     * The allocation-free post of a callback form: checks, takes, starts with {@code callback} and hands over; a
+     * refusal is returned, nothing built.
+     */
+    Status postQuietly(WorkRequest.Kind kind, LocalBuffer local, RemoteBuffer remote, long remoteOffset,
+                       OperationFlags flags, CompletionCallback callback, long context) {
+        Objects.requireNonNull(callback, "callback");
+        Status refusal = check(kind, local, remote, remoteOffset, flags, false);
+        if (refusal != Status.SUCCESS) {
+            return refusal;
         }
+        CallbackOperation op = admitted(kind, local, remote, remoteOffset, flags, true);
+        if (op == null) {
+            return Status.INSUFFICIENT_RESOURCES;
+        }
+        op.start(callback, context);
+        return handOver(op);
+    }
+
+    /** {@link #postQuietly} for a shared receive queue's receive (which never waits for a slot). */
+    Status postQuietly(LocalBuffer local, SharedReceiveCallback callback, long context) {
+        Objects.requireNonNull(callback, "callback");
+        Status refusal = check(WorkRequest.Kind.RECEIVE, local, null, 0, OperationFlags.NONE, false);
+        if (refusal != Status.SUCCESS) {
+            return refusal;
+        }
+        CallbackOperation op = admitted(WorkRequest.Kind.RECEIVE, local, null, 0, OperationFlags.NONE, false);
+        if (op == null) {
+            return Status.INSUFFICIENT_RESOURCES;
+        }
+        op.start(callback, context);
+        return handOver(op);
+    }
+
+    private Status handOver(CallbackOperation op) {
+        if (!poller.post(op)) {
+            op.abandon();
+            return Status.CONNECTION_INVALID;
+        }
+        return Status.SUCCESS;
+    }
+
+    /**
+     * A checked request on {@code target}, a window or a fast-register slot, not yet started: BIND_WINDOW of
+     * {@code length} bytes of {@code region} from {@code offset} (checked as a local slice) with {@code rights}
+     * (BIND_REMOTE_* bits); FAST_REGISTER of {@code region}, the slot's prepared registration (whole, not valid
+     * yet); INVALIDATE_WINDOW (no region). Throws the refusal.
+     */
+    CallbackOperation checkedWindow(WorkRequest.Kind kind, ProviderWindow target, MemoryRegion region, int offset,
+                                    int length, int rights) {
+        closedCheck(kind, true);
+        if (kind == WorkRequest.Kind.BIND_WINDOW) {
+            checkRegion(new RegionSlice(Objects.requireNonNull(region, "region"), offset, length).region(), false,
+                    true);
+        }
+        guard.check(kind, true);
+        int admission = admission(kind, true);
+        if (admission == REFUSED) {
+            throw new RdmaException(Status.INSUFFICIENT_RESOURCES, noSlot(kind, true));
+        }
+        CallbackOperation op = pool.acquire();
+        op.set(kind, 0, 0, 0);
+        if (kind == WorkRequest.Kind.BIND_WINDOW) {
+            op.addSegment((MemoryRegionImpl) region, offset, length);
+            op.addFlags(rights);
+        } else if (kind == WorkRequest.Kind.FAST_REGISTER) {
+            op.addSegment((MemoryRegionImpl) region, 0, length);
+        }
+        op.setWindow(target);
+        enter(op, admission);
         return op;
     }
 
-    /** A pooled operation with the kind, remote side and flags checked and set; no segments yet. */
-    private CallbackOperation prepared(WorkRequest.Kind kind, int length, RemoteBuffer remote, long remoteOffset,
-                                       OperationFlag[] flags) {
+    /** Every check but the slot's: {@link Status#SUCCESS}, or the refusal (thrown when {@code explain}). */
+    private Status check(WorkRequest.Kind kind, LocalBuffer local, RemoteBuffer remote, long remoteOffset,
+                         OperationFlags flags, boolean explain) {
+        Objects.requireNonNull(local, "local");
+        Objects.requireNonNull(flags, "flags");
+        Status refusal = closedCheck(kind, explain);
+        if (refusal != Status.SUCCESS) {
+            return refusal;
+        }
+        if (kind == WorkRequest.Kind.SEND_INVALIDATE && !runtime.adapterInfo().isRemoteInvalidateSupported()) {
+            return refuse(Status.NOT_SUPPORTED, explain ? runtime.adapterInfo().deviceName() + " cannot invalidate a "
+                    + "peer's region token remotely (AdapterInfo.isRemoteInvalidateSupported)" : null);
+        }
+        long length = length(local);
+        if (remote != null && (remoteOffset < 0 || remoteOffset + length > remote.length())) {
+            return refuse(Status.REMOTE_RESOURCES, explain ? "[" + remoteOffset + ", +" + length
+                    + ") reaches beyond the remote buffer of " + remote.length() + " bytes" : null);
+        }
+        boolean placesData = kind == WorkRequest.Kind.READ || kind == WorkRequest.Kind.RECEIVE;
+        if (local instanceof ScatterGatherList list) {
+            int n = list.size();
+            int max = target.slots().maxSegments(kind);
+            if (n > max) {
+                return refuse(Status.INVALID_PARAMETER, explain ? kind + " with " + n + " segments: at most " + max
+                        + " were granted (QueueDepths.withMaxSge, AdapterInfo.max"
+                        + (kind == WorkRequest.Kind.RECEIVE ? "Receive" : "Initiator") + "Sge)" : null);
+            }
+            for (int i = 0; i < n && refusal == Status.SUCCESS; i++) {
+                refusal = checkRegion(list.region(i), placesData, explain);
+            }
+        } else {
+            refusal = checkRegion(local instanceof RegionSlice slice ? slice.region() : (MemoryRegion) local,
+                    placesData, explain);
+        }
+        return refusal != Status.SUCCESS ? refusal : guard.check(kind, explain);
+    }
+
+    private Status closedCheck(WorkRequest.Kind kind, boolean explain) {
         if (runtime.isClosed()) {
             // Before the arguments: the runtime's close deregistered the regions, which is not what went wrong.
-            throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, kind.name());
-        }
-        int flagBits = DataPath.flagBits(flags); // a null array is the caller's mistake, as a null flag is
-        long remoteAddress = 0;
-        int remoteToken = 0;
-        if (remote != null) {
-            if (kind != WorkRequest.Kind.SEND_INVALIDATE
-                    && (remoteOffset < 0 || remoteOffset + length > remote.length())) {
-                throw new RdmaException(Status.REMOTE_RESOURCES, "[" + remoteOffset + ", +" + length
-                        + ") reaches beyond the remote buffer of " + remote.length() + " bytes");
+            if (explain) {
+                throw PollerProxy.runtimeClosed(Status.CONNECTION_INVALID, kind.name());
             }
-            remoteAddress = remote.address() + remoteOffset;
-            remoteToken = remote.token();
+            return Status.CONNECTION_INVALID;
         }
+        return Status.SUCCESS;
+    }
+
+    /** A local region: this runtime's, valid, and writable where data is placed in it. */
+    private Status checkRegion(MemoryRegion local, boolean placesData, boolean explain) {
+        if (!(local instanceof MemoryRegionImpl region) || !region.belongsTo(runtime)) {
+            return refuse(Status.ACCESS_VIOLATION, explain ? local + " was not registered with this runtime" : null);
+        }
+        if (!region.isValid()) {
+            return refuse(Status.ACCESS_VIOLATION, explain ? local + " is deregistered or invalidated" : null);
+        }
+        if (placesData && !region.allowsLocalWrite()) {
+            return refuse(Status.ACCESS_VIOLATION, explain ? local + " lacks LOCAL_WRITE, which this operation "
+                    + "needs to place data" : null);
+        }
+        return Status.SUCCESS;
+    }
+
+    /** The pooled operation of a checked post, its remote side, flags and segments set; no slot yet. */
+    private CallbackOperation built(WorkRequest.Kind kind, LocalBuffer local, RemoteBuffer remote, long remoteOffset,
+                                    OperationFlags flags) {
         CallbackOperation op = pool.acquire();
-        op.set(kind, remoteAddress, remoteToken, flagBits);
+        if (kind == WorkRequest.Kind.SEND_INVALIDATE) {
+            op.set(kind, 0, (int) remoteOffset, flagBits(flags)); // the peer token to invalidate: no RemoteBuffer built
+        } else {
+            op.set(kind, remote == null ? 0 : remote.address() + remoteOffset, remote == null ? 0 : remote.token(),
+                    flagBits(flags));
+        }
+        if (local instanceof ScatterGatherList list) {
+            for (int i = 0, n = list.size(); i < n; i++) {
+                op.addSegment((MemoryRegionImpl) list.region(i), list.offset(i), list.length(i));
+            }
+        } else if (local instanceof RegionSlice slice) {
+            op.addSegment((MemoryRegionImpl) slice.region(), slice.offset(), slice.length());
+        } else {
+            MemoryRegionImpl region = (MemoryRegionImpl) local;
+            op.addSegment(region, 0, region.length());
+        }
         return op;
     }
 
     /**
-     * The target's state, then a slot: the last checks, the slot taken only when everything else passed. Without a
-     * free slot, or behind others waiting (arrival order), an operation that may wait reserves a place among the
-     * waiters instead; otherwise it is refused.
+     * The operation of a checked post, built once it has its slot (or, when {@code mayWait} and the admission waits,
+     * its place among the waiters); null when there is neither, nothing taken or built.
      */
-    private void finishChecks(CallbackOperation op, WorkRequest.Kind kind, boolean mayWait) {
-        guard.check(kind);
+    private CallbackOperation admitted(WorkRequest.Kind kind, LocalBuffer local, RemoteBuffer remote,
+                                       long remoteOffset, OperationFlags flags, boolean mayWait) {
+        int admission = admission(kind, mayWait);
+        if (admission == REFUSED) {
+            return null;
+        }
+        CallbackOperation op = built(kind, local, remote, remoteOffset, flags);
+        enter(op, admission);
+        return op;
+    }
+
+    /**
+     * The last step, taken only when everything else passed: a free slot ({@link #HOLDS_SLOT}); without one, or
+     * behind others waiting (arrival order), a place among the waiters for an operation that may wait
+     * ({@link #WAITS}); otherwise {@link #REFUSED}.
+     */
+    private int admission(WorkRequest.Kind kind, boolean mayWait) {
         boolean waits = mayWait && waiters != null;
         if ((!waits || !waiters.anyWaiting(kind)) && target.slots().tryTake(kind)) {
+            return HOLDS_SLOT;
+        }
+        return waits && waiters.tryReserve(kind) ? WAITS : REFUSED;
+    }
+
+    private void enter(CallbackOperation op, int admission) {
+        if (admission == HOLDS_SLOT) {
             op.holdSlot();
-        } else if (waits) {
-            op.awaitSlot(waiters.reserve(kind));
         } else {
-            throw target.slots().refusal(kind);
+            op.awaitSlot(waiters.deadline());
         }
     }
 
-    private void discard(CallbackOperation op) {
-        op.forgetSegments();
-        pool.recycle(op);
+    private String noSlot(WorkRequest.Kind kind, boolean mayWait) {
+        return mayWait && waiters != null ? waiters.fullMessage(kind) : target.slots().refusalMessage(kind);
     }
 
-    private static boolean placesData(WorkRequest.Kind kind) {
-        return kind == WorkRequest.Kind.READ || kind == WorkRequest.Kind.RECEIVE;
+    static long length(LocalBuffer local) {
+        if (local instanceof ScatterGatherList list) {
+            return list.totalLength();
+        }
+        return local instanceof RegionSlice slice ? slice.length() : ((MemoryRegion) local).length();
+    }
+
+    static int flagBits(OperationFlags flags) {
+        return (flags.contains(OperationFlags.SILENT_SUCCESS) ? WorkRequest.SILENT_SUCCESS : 0)
+                | (flags.contains(OperationFlags.READ_FENCE) ? WorkRequest.READ_FENCE : 0)
+                | (flags.contains(OperationFlags.RDMA_READ_LOCAL_INVALIDATE) ? WorkRequest.LOCAL_INVALIDATE : 0)
+                | (flags.contains(OperationFlags.DEFER) ? WorkRequest.DEFER : 0);
     }
 }

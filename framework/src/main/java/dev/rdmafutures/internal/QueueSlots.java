@@ -1,7 +1,6 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.QueueDepths;
-import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.spi.WorkRequest;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,13 +42,13 @@ final class QueueSlots {
         return true;
     }
 
-    /** The refusal of a post of {@code kind} that found its queue full: {@link Status#INSUFFICIENT_RESOURCES}. */
-    RdmaException refusal(WorkRequest.Kind kind) {
+    /** Why a post of {@code kind} that found its queue full is refused ({@link Status#INSUFFICIENT_RESOURCES}). */
+    String refusalMessage(WorkRequest.Kind kind) {
         boolean receive = kind == WorkRequest.Kind.RECEIVE;
-        return new RdmaException(Status.INSUFFICIENT_RESOURCES, kind + " refused: all "
+        return kind + " refused: all "
                 + (receive ? depths.receive() : depths.initiator()) + " slots of the "
                 + (receive ? "receive" : "initiator") + " queue are taken; post again once completions free some ("
-                + hint + ")");
+                + hint + ")";
     }
 
     /** The most segments one operation of {@code kind} may carry. */

@@ -178,6 +178,9 @@ final class RuntimeRecorder {
     private static EnumMap<Status, Long> byStatus(LongAdder[] counts) {
         EnumMap<Status, Long> map = new EnumMap<>(Status.class);
         for (Status status : STATUSES) {
+            if (status == Status.SUCCESS) {
+                continue;
+            }
             map.put(status, counts[status.ordinal()].sum());
         }
         return map;

@@ -1,11 +1,11 @@
 package dev.rdmafutures.internal;
 
 import dev.rdmafutures.Admission;
-import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.LocalBuffer;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.OperationMetrics;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaException;
-import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.SharedReceive;
 import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.SharedReceiveQueue;
@@ -54,11 +54,8 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
         this.slots = new QueueSlots(new QueueDepths(1, depth, 1, maxSge),
                 "SharedReceiveQueue.depth and availableSlots");
         this.counters = new OperationCounters(runtime.recorder());
-        this.posting = new Posting(runtime, poller, this, Admission.failFast(), kind -> {
-            if (closed) {
-                throw new RdmaException(Status.INVALID_DEVICE_STATE, this + " is closed");
-            }
-        });
+        this.posting = new Posting(runtime, poller, this, Admission.failFast(), (kind, explain) -> closed
+                ? Posting.refuse(Status.INVALID_DEVICE_STATE, explain ? this + " is closed" : null) : Status.SUCCESS);
     }
 
     /** Binds the provider's queue, created once this object could receive its events. */
@@ -137,10 +134,13 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     }
 
     @Override
-    public CompletableFuture<SharedReceive> receive(MemoryRegion local, int offset, int length) {
+    public CompletableFuture<SharedReceive> receive(LocalBuffer local) {
         SharedReceiveFuture future = new SharedReceiveFuture(runtime.driver());
         try {
-            post(posting.startedShared(null, local, offset, length, future, 0));
+            CallbackOperation op = posting.checked(WorkRequest.Kind.RECEIVE, local, null, 0, OperationFlags.NONE,
+                    false);
+            op.start(future, 0);
+            counted(() -> posting.post(op, "RECEIVE"));
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }
@@ -148,38 +148,33 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     }
 
     @Override
-    public CompletableFuture<SharedReceive> receive(ScatterGatherList local) {
-        SharedReceiveFuture future = new SharedReceiveFuture(runtime.driver());
-        try {
-            post(posting.startedShared(local, null, 0, 0, future, 0));
-        } catch (RdmaException e) {
-            future.completeExceptionally(e);
+    public Status receive(LocalBuffer local, SharedReceiveCallback callback, long context) {
+        synchronized (counts) {
+            inTransit++;
         }
-        return future;
-    }
-
-    @Override
-    public void receive(ScatterGatherList local, SharedReceiveCallback callback, long context) {
-        post(posting.startedShared(Objects.requireNonNull(local, "local"), null, 0, 0, callback, context));
-    }
-
-    @Override
-    public void receive(MemoryRegion local, int offset, int length, SharedReceiveCallback callback, long context) {
-        post(posting.startedShared(null, local, offset, length, callback, context));
+        Status status = posting.postQuietly(local, callback, context);
+        if (status != Status.SUCCESS) {
+            uncount();
+        }
+        return status;
     }
 
     /** Hands a validated receive to the queue's poller, counted as posted from now on. */
-    private void post(CallbackOperation op) {
+    private void counted(Runnable handOver) {
         synchronized (counts) {
             inTransit++;
         }
         try {
-            posting.post(op, "RECEIVE");
+            handOver.run();
         } catch (RdmaException e) {
-            synchronized (counts) {
-                inTransit--;
-            }
+            uncount();
             throw e;
+        }
+    }
+
+    private void uncount() {
+        synchronized (counts) {
+            inTransit--;
         }
     }
 

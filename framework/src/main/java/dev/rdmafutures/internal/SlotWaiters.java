@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The operations of one connection that wait for a slot under {@link Admission#waitForSlot}: one queue per work
  * queue (initiator, receive), in arrival order, on the connection's poller thread. A posting thread reserves a place
- * ({@link #reserve}) and hands the operation to the poller like any other; there it {@link #arrive}s, and it leaves
+ * ({@link #tryReserve}) and hands the operation to the poller like any other; there it {@link #arrive}s, and it leaves
  * as soon as a slot frees ({@link #slotFreed} queues an admission pass), when its wait reaches the admission's
  * bound (INSUFFICIENT_RESOURCES), or when its connection ends or the runtime's poller stops (CANCELED). The queues
  * belong to the poller thread; the methods are synchronized only because a refused admission pass fails the
@@ -54,22 +54,30 @@ final class SlotWaiters {
     }
 
     /**
-     * Reserves a place for an operation of {@code kind} that found no slot, or someone waiting; returns the time by
-     * which it must be admitted, on the poller's ticker.
-     *
-     * @throws RdmaException {@link Status#INSUFFICIENT_RESOURCES}, nothing reserved, when {@code maxWaiters} wait
+     * Reserves a place for an operation of {@code kind} that found no slot, or someone waiting; false, nothing
+     * reserved, when {@code maxWaiters} already wait ({@link #fullMessage} says so).
      */
-    long reserve(WorkRequest.Kind kind) {
+    boolean tryReserve(WorkRequest.Kind kind) {
         AtomicInteger reserved = reserved(kind);
         int n;
         do {
             n = reserved.get();
             if (n >= maxWaiters) {
-                throw new RdmaException(Status.INSUFFICIENT_RESOURCES, kind + " refused: its queue has no free slot "
-                        + "and " + n + " operations already wait for one, the most Admission.waitForSlot allows");
+                return false;
             }
         } while (!reserved.compareAndSet(n, n + 1));
+        return true;
+    }
+
+    /** The time by which an operation reserving its place now must be admitted, on the poller's ticker. */
+    long deadline() {
         return poller.poller().nanoTime() + maxWaitNanos;
+    }
+
+    /** Why a post of {@code kind} that found every waiting place taken is refused (INSUFFICIENT_RESOURCES). */
+    String fullMessage(WorkRequest.Kind kind) {
+        return kind + " refused: its queue has no free slot and " + maxWaiters + " operations already wait for one, "
+                + "the most Admission.waitForSlot allows";
     }
 
     /** Gives back a place reserved for an operation of {@code kind} that never arrived (its post was refused). */

@@ -65,7 +65,11 @@ public final class RdmaFuturesMetrics implements MeterBinder {
         counter(registry, "operations.completed", "operations that completed successfully", Tags.empty(),
                 m -> m.operations().completed());
         for (Status status : Status.values()) {
-            counter(registry, "operations.failed", "operations that failed, by status", Tags.of("status", status.name()),
+            if (status == Status.SUCCESS) {
+                continue; // a post's acceptance, never a failure
+            }
+            counter(registry, "operations.failed", "operations that failed, by status", Tags.of("status",
+                    status.name()),
                     m -> m.operations().failed(status));
             counter(registry, "connects.failed", "connections this side started that failed, by status",
                     Tags.of("status", status.name()), m -> m.connectFailures().getOrDefault(status, 0L));

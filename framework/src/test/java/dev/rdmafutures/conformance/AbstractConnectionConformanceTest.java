@@ -11,6 +11,7 @@ import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.DeferredConnectBuilder;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.PendingConnection;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
@@ -256,7 +257,7 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         MemoryRegion revoked = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
         RemoteBuffer token = revoked.remote();
         revoked.deregister();
-        awaitFailure(cc.read(local, 0, token, 0, 64), Status.ACCESS_VIOLATION);
+        awaitFailure(cc.read(local.slice(0, 64), token, 0, OperationFlags.NONE), Status.ACCESS_VIOLATION);
         DisconnectReason clientEnd = await(cc.disconnected());
         DisconnectReason serverEnd = await(s.disconnected());
         assertThat(clientEnd.isPeerInitiated()).as("client: %s", clientEnd).isTrue();
@@ -347,8 +348,10 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         }
         assertThatThrownBy(() -> request.withPrivateData(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> request.withTimeout(java.time.Duration.ZERO)).isInstanceOf(RdmaException.class);
-        assertStatus(Status.INVALID_ADDRESS, () -> client.connector().connect(InetSocketAddress.createUnresolved("nowhere", 1)));
-        assertStatus(Status.INVALID_ADDRESS, () -> client.connector().connect(new InetSocketAddress(fixture().deviceAddress(), 0)));
+        assertStatus(Status.INVALID_ADDRESS,
+                () -> client.connector().connect(InetSocketAddress.createUnresolved("nowhere", 1)));
+        assertStatus(Status.INVALID_ADDRESS,
+                () -> client.connector().connect(new InetSocketAddress(fixture().deviceAddress(), 0)));
         assertThatThrownBy(() -> client.connector().connect(null)).isInstanceOf(NullPointerException.class);
         // The runtime still serves.
         connectPair(listener);

@@ -7,7 +7,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.FastRegion;
 import dev.rdmafutures.MemoryRegion;
-import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
@@ -69,19 +69,21 @@ public abstract class AbstractFastRegisterConformanceTest extends ConformanceSup
         assertThat(region.length()).isEqualTo(4096);
         // The peer reads it and writes into it.
         MemoryRegion sink = register(client, 4096);
-        assertThat(await(pair.client().read(sink, 0, region.remote(), 100, 200)).bytes()).isEqualTo(200);
+        assertThat(await(pair.client().read(sink.slice(0, 200), region.remote(), 100,
+                OperationFlags.NONE)).bytes()).isEqualTo(200);
         for (int i = 0; i < 200; i++) {
             assertThat(sink.buffer().get(i)).isEqualTo(first.get(100 + i));
         }
         MemoryRegion source = closeLater(client.register(filled(64, 9), ALL));
-        await(pair.client().write(source, 0, region.remote(), 1000, 64));
-        await(pair.client().read(sink, 0, region.remote(), 0, 0)); // placed once a later read completes
+        await(pair.client().write(source.slice(0, 64), region.remote(), 1000, OperationFlags.NONE));
+        await(pair.client().read(sink.slice(0, 0), region.remote(), 0,
+                OperationFlags.NONE)); // placed once a later read completes
         for (int i = 0; i < 64; i++) {
             assertThat(first.get(1000 + i)).isEqualTo(source.buffer().get(i));
         }
         // Locally: the sink of this side's own read.
         MemoryRegion peers = closeLater(client.register(filled(128, 5), ALL));
-        await(pair.server().read(region, 2000, peers.remote(), 0, 128));
+        await(pair.server().read(region.slice(2000, 128), peers.remote(), 0, OperationFlags.NONE));
         for (int i = 0; i < 128; i++) {
             assertThat(first.get(2000 + i)).isEqualTo(peers.buffer().get(i));
         }
@@ -90,8 +92,9 @@ public abstract class AbstractFastRegisterConformanceTest extends ConformanceSup
         assertThat(region.isValid()).isFalse();
         assertThat(second.token()).isNotEqualTo(region.token());
         assertThat(second.access()).containsExactly(Access.REMOTE_READ);
-        assertThat(await(pair.client().read(sink, 0, second.remote(), 0, 512)).bytes()).isEqualTo(512);
-        assertRefused(pair.client().read(sink, 0, region.remote(), 0, 16));
+        assertThat(await(pair.client().read(sink.slice(0, 512), second.remote(), 0,
+                OperationFlags.NONE)).bytes()).isEqualTo(512);
+        assertRefused(pair.client().read(sink.slice(0, 16), region.remote(), 0, OperationFlags.NONE));
     }
 
     @Test
@@ -103,12 +106,14 @@ public abstract class AbstractFastRegisterConformanceTest extends ConformanceSup
         await(pair.server().invalidate(slot));
         assertThat(region.isValid()).isFalse();
         assertThat(slot.isRegistered()).isFalse();
-        awaitFailure(pair.server().write(region, 0, region.remote(), 0, 8), Status.ACCESS_VIOLATION);
+        awaitFailure(pair.server().write(region.slice(0, 8), region.remote(), 0, OperationFlags.NONE),
+                Status.ACCESS_VIOLATION);
         MemoryRegion again = await(pair.server().fastRegister(slot, filled(256, 4), ALL));
         assertThat(again.token()).isNotEqualTo(region.token());
         MemoryRegion sink = register(client, 256);
-        assertThat(await(pair.client().read(sink, 0, again.remote(), 0, 256)).bytes()).isEqualTo(256);
-        assertRefused(pair.client().read(sink, 0, region.remote(), 0, 16));
+        assertThat(await(pair.client().read(sink.slice(0, 256), again.remote(), 0,
+                OperationFlags.NONE)).bytes()).isEqualTo(256);
+        assertRefused(pair.client().read(sink.slice(0, 16), region.remote(), 0, OperationFlags.NONE));
     }
 
     @Test
@@ -123,7 +128,7 @@ public abstract class AbstractFastRegisterConformanceTest extends ConformanceSup
         MemoryRegion other = register(client, 64);
         MemoryRegion source = closeLater(server.register(filled(128, 2), ALL));
         ScatterGatherList list = new ScatterGatherList(2).add(sink, 0, 64).add(other, 0, 64);
-        await(pair.client().read(list, source.remote(), 0, OperationFlag.RDMA_READ_LOCAL_INVALIDATE));
+        await(pair.client().read(list, source.remote(), 0, OperationFlags.RDMA_READ_LOCAL_INVALIDATE));
         assertThat(landing.get(10)).isEqualTo(source.buffer().get(10));
         assertThat(sink.isValid()).isFalse();
         assertThat(slot.isRegistered()).isFalse();
@@ -140,13 +145,13 @@ public abstract class AbstractFastRegisterConformanceTest extends ConformanceSup
         FastRegion slot = closeLater(server.allocateFastRegion());
         MemoryRegion region = await(pair.server().fastRegister(slot, filled(64, 6), ALL));
         MemoryRegion inbox = register(server, 64);
-        CompletableFuture<Completion> received = pair.server().receive(inbox, 0, 64);
+        CompletableFuture<Completion> received = pair.server().receive(inbox.slice(0, 64));
         MemoryRegion message = register(client, 16);
-        await(pair.client().sendAndInvalidate(message, 0, 16, region.token()));
+        await(pair.client().sendAndInvalidate(message.slice(0, 16), region.token(), OperationFlags.NONE));
         assertThat(await(received).invalidatedToken()).hasValue(region.token());
         assertThat(region.isValid()).isFalse();
         assertThat(slot.isRegistered()).isFalse();
-        assertRefused(pair.client().read(message, 0, region.remote(), 0, 16));
+        assertRefused(pair.client().read(message.slice(0, 16), region.remote(), 0, OperationFlags.NONE));
     }
 
     @Test
@@ -159,7 +164,7 @@ public abstract class AbstractFastRegisterConformanceTest extends ConformanceSup
         assertThat(slot.isRegistered()).isFalse();
         RemoteBuffer again = await(pair.server().fastRegister(slot, filled(64, 8), ALL)).remote();
         MemoryRegion sink = register(client, 64);
-        assertThat(await(pair.client().read(sink, 0, again, 0, 64)).bytes()).isEqualTo(64);
+        assertThat(await(pair.client().read(sink.slice(0, 64), again, 0, OperationFlags.NONE)).bytes()).isEqualTo(64);
     }
 
     @Test
@@ -190,6 +195,6 @@ public abstract class AbstractFastRegisterConformanceTest extends ConformanceSup
         slot.close();
         assertThat(region.isValid()).isFalse();
         assertThat(slot.isRegistered()).isFalse();
-        assertRefused(pair.client().read(register(client, 64), 0, region.remote(), 0, 64));
+        assertRefused(pair.client().read((register(client, 64)).slice(0, 64), region.remote(), 0, OperationFlags.NONE));
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -86,10 +87,12 @@ public abstract class AbstractLifecycleConformanceTest extends ConformanceSuppor
                 Access.REMOTE_WRITE);
         closing.close();
         // One answer for every refused operation: the connection is gone, not the region it named.
-        awaitFailure(connection.read(local, 0, remote.remote(), 0, 8), Status.CONNECTION_INVALID);
-        awaitFailure(connection.write(local, 0, remote.remote(), 0, 8), Status.CONNECTION_INVALID);
-        awaitFailure(connection.send(local, 0, 8), Status.CONNECTION_INVALID);
-        awaitFailure(connection.receive(local, 0, 8), Status.CONNECTION_INVALID);
+        awaitFailure(connection.read(local.slice(0, 8), remote.remote(), 0, OperationFlags.NONE),
+                Status.CONNECTION_INVALID);
+        awaitFailure(connection.write(local.slice(0, 8), remote.remote(), 0, OperationFlags.NONE),
+                Status.CONNECTION_INVALID);
+        awaitFailure(connection.send(local.slice(0, 8), OperationFlags.NONE), Status.CONNECTION_INVALID);
+        awaitFailure(connection.receive(local.slice(0, 8)), Status.CONNECTION_INVALID);
         assertThat(await(serverSide.disconnected())).isIn(DisconnectReason.PEER_DISCONNECTED,
                 DisconnectReason.CONNECTION_RESET);
     }

@@ -7,6 +7,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
@@ -56,8 +57,9 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
                                            long offset, int length) {
         // One batch, so that the read is posted with the write: posted on its own, it could come after the
         // peer's Terminate had ended the connection and be refused for that (CONNECTION_INVALID) instead.
-        List<CompletableFuture<Completion>> posted = writer.batch().write(source, 0, remote, offset, length)
-                .read(source, 0, remote, 0, 0).post();
+        List<CompletableFuture<Completion>> posted = writer.batch().write(source.slice(0, length), remote, offset,
+                OperationFlags.NONE)
+                .read(source.slice(0, 0), remote, 0, OperationFlags.NONE).post();
         CompletableFuture<Completion> write = posted.get(0);
         RdmaException behind = awaitAnyFailure(posted.get(1));
         Throwable own = await(write.handle((done, error) -> error));
@@ -71,7 +73,7 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
      * {@link #assertWriteRefused}).
      */
     private static void awaitPlaced(RdmaConnection writer, MemoryRegion sink, MemoryRegion readable) {
-        await(writer.read(sink, 0, readable.remote(), 0, 0));
+        await(writer.read(sink.slice(0, 0), readable.remote(), 0, OperationFlags.NONE));
     }
 
     /**
@@ -80,7 +82,7 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
      */
     private static void assertReadsThrough(RdmaConnection reader, MemoryRegion sink, RemoteBuffer remote,
                                            MemoryRegion source, int sourceOffset, int length) {
-        assertThat(await(reader.read(sink, 0, remote, 0, length)).bytes()).isEqualTo(length);
+        assertThat(await(reader.read(sink.slice(0, length), remote, 0, OperationFlags.NONE)).bytes()).isEqualTo(length);
         for (int i = 0; i < length; i++) {
             assertThat(sink.buffer().get(i)).as("byte %d", i).isEqualTo(source.buffer().get(sourceOffset + i));
         }
@@ -125,7 +127,7 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
                 Access.REMOTE_WRITE));
         MemoryRegion sink = register(client, 256, ALL);
         RemoteBuffer claimed = new RemoteBuffer(remote.address(), 4096, remote.token());
-        assertRefused(pair.client().read(sink, 0, claimed, 120, 16));
+        assertRefused(pair.client().read(sink.slice(0, 16), claimed, 120, OperationFlags.NONE));
     }
 
     @Test
@@ -139,14 +141,14 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         for (int i = 0; i < 256; i++) {
             source.buffer().put(i, (byte) (i ^ 0x5A)); // unlike the region's bytes at either binding's span
         }
-        await(pair.client().write(source, 0, first, 0, 256));
+        await(pair.client().write(source.slice(0, 256), first, 0, OperationFlags.NONE));
         awaitPlaced(pair.client(), source, region);
         await(pair.server().invalidate(window));
         assertThat(window.isBound()).isFalse();
         assertStatus(Status.INVALID_DEVICE_STATE, window::remote);
         RemoteBuffer second = await(pair.server().bind(window, region, 256, 256, Access.REMOTE_WRITE));
         assertThat(second.token()).isNotEqualTo(first.token());
-        await(pair.client().write(source, 0, second, 0, 256));
+        await(pair.client().write(source.slice(0, 256), second, 0, OperationFlags.NONE));
         awaitPlaced(pair.client(), source, region);
         for (int i = 0; i < 256; i++) {
             assertThat(region.buffer().get(i)).isEqualTo(source.buffer().get(i));
@@ -165,7 +167,8 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         MemoryRegion peers = register(client, 4096, ALL);
         MemoryWindow window = closeLater(server.allocateMemoryWindow());
         // Posted back to back behind a READ: the binds may take effect before the READ reports, in order.
-        CompletableFuture<Completion> read = pair.server().read(sink, 0, peers.remote(), 0, 4096);
+        CompletableFuture<Completion> read = pair.server().read(sink.slice(0, 4096), peers.remote(), 0,
+                OperationFlags.NONE);
         CompletableFuture<RemoteBuffer> first = pair.server().bind(window, region, 0, 64, Access.REMOTE_READ);
         CompletableFuture<Void> invalidated = pair.server().invalidate(window);
         CompletableFuture<RemoteBuffer> second = pair.server().bind(window, region, 64, 64, Access.REMOTE_READ);
@@ -186,14 +189,14 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         MemoryWindow window = closeLater(server.allocateMemoryWindow());
         RemoteBuffer remote = await(pair.server().bind(window, region, 0, 64, Access.REMOTE_READ));
         MemoryRegion inbox = register(server, 64, ALL);
-        CompletableFuture<Completion> received = pair.server().receive(inbox, 0, 64);
+        CompletableFuture<Completion> received = pair.server().receive(inbox.slice(0, 64));
         MemoryRegion message = register(client, 16, ALL);
-        await(pair.client().sendAndInvalidate(message, 0, 16, remote.token()));
+        await(pair.client().sendAndInvalidate(message.slice(0, 16), remote.token(), OperationFlags.NONE));
         Completion done = await(received);
         assertThat(done.invalidatedToken()).hasValue(remote.token());
         assertThat(window.isBound()).isFalse();
         assertThat(region.isValid()).isTrue();
-        assertRefused(pair.client().read(message, 0, remote, 0, 16));
+        assertRefused(pair.client().read(message.slice(0, 16), remote, 0, OperationFlags.NONE));
     }
 
     @Test
@@ -205,8 +208,8 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         MemoryWindow window = closeLater(server.allocateMemoryWindow());
         RemoteBuffer remote = await(bound.server().bind(window, region, 0, 64, Access.REMOTE_READ));
         MemoryRegion sink = register(client, 64, ALL);
-        await(bound.client().read(sink, 0, remote, 0, 64));
-        assertRefused(other.client().read(sink, 0, remote, 0, 64));
+        await(bound.client().read(sink.slice(0, 64), remote, 0, OperationFlags.NONE));
+        assertRefused(other.client().read(sink.slice(0, 64), remote, 0, OperationFlags.NONE));
     }
 
     @Test
@@ -220,7 +223,7 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         assertThat(region.isValid()).isFalse();
         assertThat(window.isBound()).isFalse();
         MemoryRegion sink = register(client, 64, ALL);
-        assertRefused(pair.client().read(sink, 0, remote, 0, 64));
+        assertRefused(pair.client().read(sink.slice(0, 64), remote, 0, OperationFlags.NONE));
         // The refusal ended that connection: the window binds again, over another region, on a new one.
         Pair again = connectPair(listen());
         MemoryRegion other = register(server, 4096, ALL);

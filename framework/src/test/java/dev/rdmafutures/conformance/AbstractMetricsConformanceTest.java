@@ -8,6 +8,7 @@ import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.ConnectionMetrics;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.OperationMetrics;
 import dev.rdmafutures.PollerMetrics;
 import dev.rdmafutures.RdmaConnection;
@@ -50,13 +51,13 @@ public abstract class AbstractMetricsConformanceTest extends ConformanceSupport 
         MemoryRegion remote = register(server, 4096);
         OperationMetrics runtimeBefore = client.metrics().operations();
         for (int i = 0; i < 3; i++) {
-            await(pair.client().read(local, 0, remote.remote(), 0, 100));
+            await(pair.client().read(local.slice(0, 100), remote.remote(), 0, OperationFlags.NONE));
         }
         for (int i = 0; i < 2; i++) {
-            await(pair.client().write(local, 0, remote.remote(), 1000, 200));
+            await(pair.client().write(local.slice(0, 200), remote.remote(), 1000, OperationFlags.NONE));
         }
-        CompletableFuture<Completion> received = pair.server().receive(remote, 2000, 64);
-        await(pair.client().send(local, 0, 50));
+        CompletableFuture<Completion> received = pair.server().receive(remote.slice(2000, 64));
+        await(pair.client().send(local.slice(0, 50), OperationFlags.NONE));
         await(received);
 
         ConnectionMetrics sender = pair.client().metrics();
@@ -88,13 +89,14 @@ public abstract class AbstractMetricsConformanceTest extends ConformanceSupport 
         Pair pair = connectPair(listen());
         MemoryRegion local = register(client, 4096);
         MemoryRegion inbox = register(server, 4096);
-        CompletableFuture<Completion> pending = pair.server().receive(inbox, 0, 64);
+        CompletableFuture<Completion> pending = pair.server().receive(inbox.slice(0, 64));
         assertThat(pair.server().metrics().receiveSlotsUsed()).isEqualTo(1);
         eventually(() -> pair.server().metrics().operations().inFlight() == 1, "the receive counted as posted");
 
         // A READ the peer refuses: beyond the region its token names.
         RemoteBuffer beyond = new RemoteBuffer(inbox.remote().address(), 1 << 20, inbox.remote().token());
-        RdmaException refused = awaitAnyFailure(pair.client().read(local, 0, beyond, 8192, 16));
+        RdmaException refused = awaitAnyFailure(pair.client().read(local.slice(0, 16), beyond, 8192,
+                OperationFlags.NONE));
         ConnectionMetrics reader = pair.client().metrics();
         assertThat(reader.operations().failed(refused.status())).isEqualTo(1);
         assertThat(reader.operations().completed()).isZero();
@@ -136,7 +138,7 @@ public abstract class AbstractMetricsConformanceTest extends ConformanceSupport 
         MemoryRegion local = register(client, 64);
         MemoryRegion remote = register(server, 64);
         CompletableFuture<Void> called = new CompletableFuture<>();
-        pair.client().read(local, 0, remote.remote(), 0, 64, new CompletionCallback() {
+        pair.client().read(local.slice(0, 64), remote.remote(), 0, OperationFlags.NONE, new CompletionCallback() {
             @Override
             public void completed(long context, int bytes) {
                 called.complete(null);
@@ -153,7 +155,8 @@ public abstract class AbstractMetricsConformanceTest extends ConformanceSupport 
         assertThat(client.metrics().pollerErrorsByCause())
                 .containsExactly(Map.entry("completion callback: java.lang.IllegalStateException", 1L));
         // The poller went on: the connection still serves.
-        assertThat(await(pair.client().read(local, 0, remote.remote(), 0, 64)).bytes()).isEqualTo(64);
+        assertThat(await(pair.client().read(local.slice(0, 64), remote.remote(), 0,
+                OperationFlags.NONE)).bytes()).isEqualTo(64);
     }
 
     @Test
@@ -161,7 +164,7 @@ public abstract class AbstractMetricsConformanceTest extends ConformanceSupport 
         Pair pair = connectPair(listen());
         MemoryRegion local = register(client, 64);
         MemoryRegion remote = register(server, 64);
-        await(pair.client().read(local, 0, remote.remote(), 0, 64));
+        await(pair.client().read(local.slice(0, 64), remote.remote(), 0, OperationFlags.NONE));
         eventually(() -> client.metrics().pollers().get(0).workCycles() > 0, "a cycle that found work");
         for (PollerMetrics poller : client.metrics().pollers()) {
             assertThat(poller.name()).startsWith("client-poller");

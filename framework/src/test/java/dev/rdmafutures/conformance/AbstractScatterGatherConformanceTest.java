@@ -9,7 +9,7 @@ import dev.rdmafutures.Completion;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.MemoryRegion;
-import dev.rdmafutures.OperationFlag;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
@@ -116,7 +116,7 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
     private static CompletableFuture<Completion> postedReceive(RdmaConnection receiver, ScatterGatherList into,
                                                                MemoryRegion own, MemoryRegion senderRegion) {
         CompletableFuture<Completion> received = receiver.receive(into);
-        await(receiver.read(own, 0, senderRegion.remote(), 0, 0));
+        await(receiver.read(own.slice(0, 0), senderRegion.remote(), 0, OperationFlags.NONE));
         return received;
     }
 
@@ -175,7 +175,7 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
             List<MemoryRegion> sinks = three(size -> register(client, size, ALL), 32 * 1024);
             ScatterGatherList list = segments(sinks, n);
             int remoteOffset = 3 + n;
-            Completion done = await(pair.client().read(list, source.remote(), remoteOffset));
+            Completion done = await(pair.client().read(list, source.remote(), remoteOffset, OperationFlags.NONE));
             assertThat(done.bytes()).isEqualTo(list.totalLength());
             byte[] expected = new byte[list.totalLength()];
             source.buffer().get(remoteOffset, expected);
@@ -195,11 +195,12 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
             ScatterGatherList list = segments(sources, n);
             MemoryRegion sink = register(server, 64 * 1024, ALL);
             int remoteOffset = 5 + n;
-            assertThat(await(pair.client().write(list, sink.remote(), remoteOffset)).bytes())
+            assertThat(await(pair.client().write(list, sink.remote(), remoteOffset, OperationFlags.NONE)).bytes())
                     .isEqualTo(list.totalLength());
             // A WRITE completes when handed to the transport: a READ behind it proves it placed.
             MemoryRegion probe = register(client, list.totalLength(), ALL);
-            await(pair.client().read(probe, 0, sink.remote(), remoteOffset, list.totalLength()));
+            await(pair.client().read(probe.slice(0, list.totalLength()), sink.remote(), remoteOffset,
+                    OperationFlags.NONE));
             byte[] placed = new byte[list.totalLength()];
             probe.buffer().get(0, placed);
             assertThat(crc(placed)).as("%d segments", n).isEqualTo(crc(gather(list)));
@@ -235,7 +236,7 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
             }
             CompletableFuture<Completion> received = postedReceive(pair.server(), receiving, sinks.get(0),
                     sources.get(0));
-            await(pair.client().send(sent));
+            await(pair.client().send(sent, OperationFlags.NONE));
             assertThat(await(received).bytes()).isEqualTo(sent.totalLength());
             byte[] placed = Arrays.copyOf(gather(receiving), sent.totalLength());
             assertThat(crc(placed)).as("%d segments", n).isEqualTo(crc(gather(sent)));
@@ -253,7 +254,7 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
         List<MemoryRegion> sinks = three(size -> register(client, size, ALL), 4096);
         ScatterGatherList list = segments(sinks, max);
         CompletableFuture<Integer> called = new CompletableFuture<>();
-        pair.client().read(list, source.remote(), 0, new CompletionCallback() {
+        pair.client().read(list, source.remote(), 0, OperationFlags.NONE, new CompletionCallback() {
             @Override
             public void completed(long context, int bytes) {
                 called.complete(bytes);
@@ -271,8 +272,8 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
 
         MemoryRegion sink = register(server, 4096, ALL);
         List<CompletableFuture<Completion>> batch = pair.client().batch()
-                .write(list, sink.remote(), 100)
-                .read(list, source.remote(), 50)
+                .write(list, sink.remote(), 100, OperationFlags.NONE)
+                .read(list, source.remote(), 50, OperationFlags.NONE)
                 .post();
         batch.forEach(f -> assertThat(await(f).bytes()).isEqualTo(list.totalLength()));
         source.buffer().get(50, expected);
@@ -284,11 +285,11 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
         Pair pair = connect(1, 1);
         MemoryRegion remote = register(server, 64, ALL);
         ScatterGatherList empty = new ScatterGatherList(1);
-        assertThat(await(pair.client().read(empty, remote.remote(), 0)).bytes()).isZero();
-        assertThat(await(pair.client().write(empty, remote.remote(), 64)).bytes()).isZero();
+        assertThat(await(pair.client().read(empty, remote.remote(), 0, OperationFlags.NONE)).bytes()).isZero();
+        assertThat(await(pair.client().write(empty, remote.remote(), 64, OperationFlags.NONE)).bytes()).isZero();
         CompletableFuture<Completion> received = postedReceive(pair.server(), empty, remote,
                 register(client, 64, ALL));
-        await(pair.client().send(empty));
+        await(pair.client().send(empty, OperationFlags.NONE));
         assertThat(await(received).bytes()).isZero();
         assertThat(remote.buffer().get(0)).isEqualTo(UNTOUCHED);
     }
@@ -300,17 +301,19 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
         MemoryRegion remote = register(server, 4096, ALL);
         ScatterGatherList three = segments(three(size -> register(client, size, ALL), 1024), 3);
         int slots = pair.client().availableInitiatorSlots();
-        awaitFailure(pair.client().read(three, remote.remote(), 0), Status.INVALID_PARAMETER);
-        awaitFailure(pair.client().write(three, remote.remote(), 0), Status.INVALID_PARAMETER);
-        awaitFailure(pair.client().send(three), Status.INVALID_PARAMETER);
-        assertStatus(Status.INVALID_PARAMETER, () -> pair.client().read(three, remote.remote(), 0, IGNORED, 0));
+        awaitFailure(pair.client().read(three, remote.remote(), 0, OperationFlags.NONE), Status.INVALID_PARAMETER);
+        awaitFailure(pair.client().write(three, remote.remote(), 0, OperationFlags.NONE), Status.INVALID_PARAMETER);
+        awaitFailure(pair.client().send(three, OperationFlags.NONE), Status.INVALID_PARAMETER);
+        assertThat(pair.client().read(three, remote.remote(), 0, OperationFlags.NONE, IGNORED, 0))
+                .isEqualTo(Status.INVALID_PARAMETER);
         assertThat(pair.client().availableInitiatorSlots()).isEqualTo(slots);
         int receiveSlots = pair.client().availableReceiveSlots();
         awaitFailure(pair.client().receive(three), Status.INVALID_PARAMETER);
         assertThat(pair.client().availableReceiveSlots()).isEqualTo(receiveSlots);
         // The connection is unharmed: two segments go.
         ScatterGatherList two = segments(three(size -> register(client, size, ALL), 1024), 2);
-        assertThat(await(pair.client().read(two, remote.remote(), 0)).bytes()).isEqualTo(two.totalLength());
+        assertThat(await(pair.client().read(two, remote.remote(), 0,
+                OperationFlags.NONE)).bytes()).isEqualTo(two.totalLength());
     }
 
     @Test
@@ -322,11 +325,11 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
         MemoryRegion readOnly = register(client, 1024, Access.REMOTE_READ);
         ScatterGatherList mixed = new ScatterGatherList(2).add(writable, 3, 100).add(readOnly, 5, 100);
         int slots = pair.client().availableInitiatorSlots();
-        awaitFailure(pair.client().read(mixed, remote.remote(), 0), Status.ACCESS_VIOLATION);
+        awaitFailure(pair.client().read(mixed, remote.remote(), 0, OperationFlags.NONE), Status.ACCESS_VIOLATION);
         awaitFailure(pair.client().receive(mixed), Status.ACCESS_VIOLATION);
         assertThat(pair.client().availableInitiatorSlots()).isEqualTo(slots);
         assertThat(writable.buffer().get(3)).isEqualTo(UNTOUCHED);
-        assertThat(await(pair.client().write(mixed, remote.remote(), 0)).bytes()).isEqualTo(200);
+        assertThat(await(pair.client().write(mixed, remote.remote(), 0, OperationFlags.NONE)).bytes()).isEqualTo(200);
     }
 
     @Test
@@ -337,13 +340,14 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
         MemoryRegion good = register(client, 1024, ALL);
         MemoryRegion gone = register(client, 1024, ALL);
         gone.deregister();
-        awaitFailure(pair.client().write(new ScatterGatherList(2).add(good, 0, 8).add(gone, 0, 8),
-                remote.remote(), 0), Status.ACCESS_VIOLATION);
+        awaitFailure(pair.client().write(new ScatterGatherList(2).add(good, 0, 8).add(gone, 0, 8), remote.remote(), 0,
+                OperationFlags.NONE), Status.ACCESS_VIOLATION);
         MemoryRegion foreign = register(server, 1024, ALL);
-        awaitFailure(pair.client().write(new ScatterGatherList(2).add(good, 0, 8).add(foreign, 0, 8),
-                remote.remote(), 0), Status.ACCESS_VIOLATION);
+        awaitFailure(pair.client().write(new ScatterGatherList(2).add(good, 0, 8).add(foreign, 0, 8), remote.remote(),
+                0, OperationFlags.NONE), Status.ACCESS_VIOLATION);
         ScatterGatherList tooLong = new ScatterGatherList(2).add(good, 0, 1024).add(good, 0, 1024);
-        awaitFailure(pair.client().read(tooLong, remote.remote(), 4096 - 1024), Status.REMOTE_RESOURCES);
+        awaitFailure(pair.client().read(tooLong, remote.remote(), 4096 - 1024, OperationFlags.NONE),
+                Status.REMOTE_RESOURCES);
     }
 
     @Test
@@ -355,8 +359,10 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
         MemoryRegion a = register(client, 1024, ALL);
         MemoryRegion b = register(client, 1024, ALL);
         ScatterGatherList list = new ScatterGatherList(2);
-        CompletableFuture<Completion> first = pair.client().read(list.add(a, 1, 10).add(b, 2, 20), source.remote(), 0);
-        CompletableFuture<Completion> second = pair.client().read(list.clear().add(b, 500, 30), source.remote(), 100);
+        CompletableFuture<Completion> first = pair.client().read(list.add(a, 1, 10).add(b, 2, 20), source.remote(), 0,
+                OperationFlags.NONE);
+        CompletableFuture<Completion> second = pair.client().read(list.clear().add(b, 500, 30), source.remote(), 100,
+                OperationFlags.NONE);
         assertThat(await(first).bytes()).isEqualTo(30);
         assertThat(await(second).bytes()).isEqualTo(30);
         byte[] expected = new byte[30];
@@ -380,7 +386,7 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
         MemoryRegion first = register(client, 1024, ALL);
         MemoryRegion second = register(client, 1024, ALL);
         ScatterGatherList list = new ScatterGatherList(2).add(first, 0, 16).add(second, 0, 16);
-        await(pair.client().read(list, source.remote(), 0, OperationFlag.RDMA_READ_LOCAL_INVALIDATE));
+        await(pair.client().read(list, source.remote(), 0, OperationFlags.RDMA_READ_LOCAL_INVALIDATE));
         assertThat(first.isValid()).isFalse();
         assertThat(second.isValid()).isTrue();
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -61,7 +62,7 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
     private void send(RdmaConnection connection, byte[] message) {
         MemoryRegion source = register(client, Math.max(1, message.length));
         source.buffer().put(0, message);
-        await(connection.send(source, 0, message.length));
+        await(connection.send(source.slice(0, message.length), OperationFlags.NONE));
     }
 
     private static byte[] message(int connection, int sequence) {
@@ -114,7 +115,7 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
         SharedReceiveQueue queue = closeLater(server.sharedReceiveQueue(4, 1));
         MemoryRegion buffer = register(server, SLOT);
         CompletableFuture<String> outcome = new CompletableFuture<>();
-        queue.receive(buffer, 0, SLOT, new SharedReceiveCallback() {
+        queue.receive(buffer.slice(0, SLOT), new SharedReceiveCallback() {
             @Override
             public void received(long context, RdmaConnection connection, int bytes) {
                 outcome.complete(context + ":" + bytes + ":" + (connection != null));
@@ -135,7 +136,7 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
         SharedReceiveQueue queue = closeLater(server.sharedReceiveQueue(4, 1));
         Pair pair = connect(queue, 1).get(0);
         MemoryRegion buffer = register(server, SLOT);
-        awaitFailure(pair.server().receive(buffer, 0, SLOT), Status.INVALID_DEVICE_STATE);
+        awaitFailure(pair.server().receive(buffer.slice(0, SLOT)), Status.INVALID_DEVICE_STATE);
     }
 
     @Test
@@ -150,19 +151,19 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
         MemoryRegion buffer = register(server, 8 * SLOT);
         List<CompletableFuture<SharedReceive>> posted = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            posted.add(queue.receive(buffer, i * SLOT, SLOT));
+            posted.add(queue.receive(buffer.slice(i * SLOT, SLOT)));
         }
         assertThat(queue.availableSlots()).isZero();
-        awaitFailure(queue.receive(buffer, 4 * SLOT, SLOT), Status.INSUFFICIENT_RESOURCES);
+        awaitFailure(queue.receive(buffer.slice(4 * SLOT, SLOT)), Status.INSUFFICIENT_RESOURCES);
         awaitFailure(queue.receive(new ScatterGatherList(2).add(buffer, 0, 8).add(buffer, 8, 8)),
                 Status.INVALID_PARAMETER);
         MemoryRegion readOnly = closeLater(server.register(ByteBuffer.allocateDirect(SLOT), Access.REMOTE_READ));
-        awaitFailure(queue.receive(readOnly, 0, SLOT), Status.ACCESS_VIOLATION);
+        awaitFailure(queue.receive(readOnly.slice(0, SLOT)), Status.ACCESS_VIOLATION);
         Pair pair = connect(queue, 1).get(0);
         send(pair.client(), message(0, 0));
         assertThat(await(posted.get(0)).bytes()).isEqualTo(12);
         assertThat(queue.availableSlots()).isEqualTo(1);
-        CompletableFuture<SharedReceive> again = queue.receive(buffer, 4 * SLOT, SLOT);
+        CompletableFuture<SharedReceive> again = queue.receive(buffer.slice(4 * SLOT, SLOT));
         for (int i = 1; i <= 4; i++) {
             send(pair.client(), message(0, i));
         }
@@ -180,7 +181,7 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
         MemoryRegion buffer = register(server, 16 * SLOT);
         List<CompletableFuture<SharedReceive>> posted = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            posted.add(queue.receive(buffer, i * SLOT, SLOT));
+            posted.add(queue.receive(buffer.slice(i * SLOT, SLOT)));
         }
         assertStatus(Status.INVALID_PARAMETER, () -> queue.notifyBelow(0));
         assertStatus(Status.INVALID_PARAMETER, () -> queue.notifyBelow(17));
@@ -209,7 +210,7 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
         MemoryRegion buffer = register(server, 8 * SLOT);
         List<CompletableFuture<SharedReceive>> posted = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            posted.add(queue.receive(buffer, i * SLOT, SLOT));
+            posted.add(queue.receive(buffer.slice(i * SLOT, SLOT)));
         }
         List<Pair> pairs = connect(queue, 2);
         await(pairs.get(0).client().disconnect());
@@ -222,7 +223,7 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
         queue.close();
         awaitFailure(posted.get(1), Status.CANCELED);
         awaitFailure(posted.get(2), Status.CANCELED);
-        awaitFailure(queue.receive(buffer, 0, SLOT), Status.INVALID_DEVICE_STATE);
+        awaitFailure(queue.receive(buffer.slice(0, SLOT)), Status.INVALID_DEVICE_STATE);
         RdmaListener listener = listen();
         client.connector().connect(listener.localAddress()).start();
         ConnectionRequest request = await(listener.next());

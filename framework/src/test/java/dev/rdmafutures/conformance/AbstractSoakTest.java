@@ -7,6 +7,7 @@ import dev.rdmafutures.Completion;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -262,8 +263,8 @@ public abstract class AbstractSoakTest {
             int from = random.nextInt(MAX_SIZE - size + 1);
             ScatterGatherList into = scatter(0, size);
             current = "READ " + size + " B from " + from + " into " + into;
-            return post(id -> client.read(into, pattern.remote(), from),
-                    (callback, id) -> client.read(into, pattern.remote(), from, callback, id))
+            return post(id -> client.read(into, pattern.remote(), from, OperationFlags.NONE),
+                    (callback, id) -> client.read(into, pattern.remote(), from, OperationFlags.NONE, callback, id))
                     .thenAccept(bytes -> check(bytes, size, into, from));
         }
 
@@ -274,12 +275,13 @@ public abstract class AbstractSoakTest {
             fill(from, source);
             ScatterGatherList back = scatter(AREA, size);
             current = "WRITE " + size + " B at " + at + " from " + from + ", READ back into " + back;
-            return post(id -> client.write(from, target.remote(), at),
-                    (callback, id) -> client.write(from, target.remote(), at, callback, id))
+            return post(id -> client.write(from, target.remote(), at, OperationFlags.NONE),
+                    (callback, id) -> client.write(from, target.remote(), at, OperationFlags.NONE, callback, id))
                     .thenCompose(written -> {
                         assertThat(written).isEqualTo(size);
-                        return post(id -> client.read(back, target.remote(), at),
-                                (callback, id) -> client.read(back, target.remote(), at, callback, id));
+                        return post(id -> client.read(back, target.remote(), at, OperationFlags.NONE),
+                                (callback, id) -> client.read(back, target.remote(), at, OperationFlags.NONE, callback,
+                                        id));
                     })
                     .thenAccept(bytes -> {
                         check(bytes, size, back, source);
@@ -294,7 +296,8 @@ public abstract class AbstractSoakTest {
             fill(from, source);
             current = "SEND " + size + " B from " + from;
             CompletableFuture<Completion> receive = received;
-            return post(id -> client.send(from), (callback, id) -> client.send(from, callback, id))
+            return post(id -> client.send(from, OperationFlags.NONE), (callback, id) -> client.send(from,
+                    OperationFlags.NONE, callback, id))
                     .thenCompose(sent -> {
                         assertThat(sent).isEqualTo(size);
                         return receive;
@@ -314,8 +317,8 @@ public abstract class AbstractSoakTest {
          * receive.
          */
         CompletableFuture<Void> postReceive() {
-            received = server.receive(target, 0, MAX_SIZE);
-            return server.read(target, 0, local.remote(), 0, 0).thenAccept(ignored -> { });
+            received = server.receive(target.slice(0, MAX_SIZE));
+            return server.read(target.slice(0, 0), local.remote(), 0, OperationFlags.NONE).thenAccept(ignored -> { });
         }
 
         /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -32,7 +33,7 @@ class RdmaFuturesMetricsTest {
             MemoryRegion local = client.register(ByteBuffer.allocateDirect(128), Access.LOCAL_WRITE);
             MemoryRegion remote = server.register(ByteBuffer.allocateDirect(128), Access.REMOTE_READ);
             for (int i = 0; i < 5; i++) {
-                connection.read(local, 0, remote.remote(), 0, 100).get(20, TimeUnit.SECONDS);
+                connection.read(local.slice(0, 100), remote.remote(), 0, OperationFlags.NONE).get(20, TimeUnit.SECONDS);
             }
 
             Tags runtime = Tags.of("provider", "soft", "device", client.adapterInfo().deviceName(), "app", "test");

@@ -41,8 +41,8 @@ class FpduStreamFuzzTest {
             tokens = new int[] {memory.readOnly.token(), memory.writable.token(), rx.token()};
             listener = runtime.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             listener.onRequest(r -> r.withReadLimits(4, 4).accept().thenAccept(c -> {
-                c.receive(rx, 0, 128);
-                c.receive(rx, 128, 128);
+                c.receive(rx.slice(0, 128));
+                c.receive(rx.slice(128, 128));
             }));
         }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.PollerMetrics;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
@@ -43,11 +44,12 @@ class SoftIdleConnectionsTest extends ConformanceSupport {
         MemoryRegion served = server.register(ByteBuffer.allocateDirect(8), Access.LOCAL_WRITE, Access.REMOTE_READ);
         MemoryRegion sink = client.register(ByteBuffer.allocateDirect(8), Access.LOCAL_WRITE);
         // The first connection fills the pollers' pools (and NIO's per-thread buffers) once.
-        await(connectPair(listener).client().read(sink, 0, served.remote(), 0, 8));
+        await(connectPair(listener).client().read(sink.slice(0, 8), served.remote(), 0, OperationFlags.NONE));
         long before = directBuffers();
         for (int i = 0; i < CONNECTIONS; i++) {
             // one READ each: a request parsed on the server, a response parsed on the client
-            assertThat(await(connectPair(listener).client().read(sink, 0, served.remote(), 0, 8)).bytes()).isEqualTo(8);
+            assertThat(await(connectPair(listener).client().read(sink.slice(0, 8), served.remote(), 0,
+                    OperationFlags.NONE)).bytes()).isEqualTo(8);
         }
         // Each end used to keep an 8 KiB inbound staging buffer for life: two per connection.
         assertThat(directBuffers() - before).as("direct buffers allocated for %d idle connections", CONNECTIONS)
@@ -73,7 +75,7 @@ class SoftIdleConnectionsTest extends ConformanceSupport {
             CompletableFuture<RdmaConnection> c = quickClient.connector().connect(listener.localAddress()).start();
             closeLater(await(await(listener.next()).accept()));
             RdmaConnection connection = closeLater(await(c));
-            await(connection.read(sink, 0, served.remote(), 0, 8)); // armed the watch once
+            await(connection.read(sink.slice(0, 8), served.remote(), 0, OperationFlags.NONE)); // armed the watch once
         }
         advance(ticker, 10, quickClient, quickServer); // the watches armed by the READs look, find nothing owed, stop
         long before = workCycles(quickClient) + workCycles(quickServer);

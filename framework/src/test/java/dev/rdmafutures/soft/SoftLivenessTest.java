@@ -6,6 +6,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -72,7 +73,8 @@ class SoftLivenessTest extends ConformanceSupport {
         ServerSocket raw = closeLater(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
         RdmaConnection connection = connectToSilentPeer(runtime, raw);
         MemoryRegion sink = closeLater(runtime.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
-        CompletableFuture<Completion> read = connection.read(sink, 0, new RemoteBuffer(0, 4096, 0x1234), 0, 8);
+        CompletableFuture<Completion> read = connection.read(sink.slice(0, 8), new RemoteBuffer(0, 4096, 0x1234), 0,
+                OperationFlags.NONE);
         ManualTicker.awaitDutyCycles(runtime, 3);
         assertThat(read).as("a real-time moment is no hour").isNotDone();
         // The watch looks every quarter of the deadline: the first look after the request left sees its bytes
@@ -92,8 +94,8 @@ class SoftLivenessTest extends ConformanceSupport {
         MemoryRegion sink = closeLater(watched.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
         RemoteBuffer far = new RemoteBuffer(0, 4096, 0x1234);
         long posted = System.nanoTime();
-        CompletableFuture<Completion> first = connection.read(sink, 0, far, 0, 8);
-        CompletableFuture<Completion> second = connection.read(sink, 8, far, 8, 8);
+        CompletableFuture<Completion> first = connection.read(sink.slice(0, 8), far, 0, OperationFlags.NONE);
+        CompletableFuture<Completion> second = connection.read(sink.slice(8, 8), far, 8, OperationFlags.NONE);
         RdmaException timedOut = awaitFailure(first, Status.IO_TIMEOUT);
         Duration took = Duration.ofNanos(System.nanoTime() - posted);
         assertThat(timedOut.getMessage()).contains("liveness deadline");
@@ -107,7 +109,8 @@ class SoftLivenessTest extends ConformanceSupport {
         CompletableFuture<RdmaConnection> healthy = watched.connector().connect(listener.localAddress()).start();
         closeLater(await(await(listener.next()).accept()));
         MemoryRegion remote = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ));
-        assertThat(await(closeLater(await(healthy)).read(sink, 0, remote.remote(), 0, 64)).bytes()).isEqualTo(64);
+        assertThat(await(closeLater(await(healthy)).read(sink.slice(0, 64), remote.remote(), 0,
+                OperationFlags.NONE)).bytes()).isEqualTo(64);
         FaultRows.row("peer silent after MPA (kernel still ACKs), READs outstanding", "soft", 2, "IO_TIMEOUT=1 "
                 + awaitAnyFailure(second).status() + "=1", took.toMillis() + " ms after the post (liveness deadline "
                 + LIVENESS.toMillis() + " ms)", "yes", "64 B read on a new connection");

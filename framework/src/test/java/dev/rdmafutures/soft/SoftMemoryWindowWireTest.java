@@ -7,6 +7,7 @@ import dev.rdmafutures.Completion;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RemoteBuffer;
@@ -180,14 +181,14 @@ class SoftMemoryWindowWireTest extends ConformanceSupport {
         RemoteBuffer remote = await(bound.connection().bind(window, region, SPAN_AT, SPAN, Access.REMOTE_WRITE));
         MemoryRegion inbox = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
 
-        CompletableFuture<Completion> refused = other.connection().receive(inbox, 0, 32);
+        CompletableFuture<Completion> refused = other.connection().receive(inbox.slice(0, 32));
         awaitPlaced(other.peer(), 1); // the receive is posted
         other.peer().send(RawPeer.sendInvalidate(1, remote.token(), new byte[8]));
         assertThat(Terminate.carriedBy(other.peer().readUlpdu())).isEqualTo(Terminate.CANNOT_INVALIDATE);
         awaitFailure(refused, Status.ACCESS_VIOLATION);
         assertThat(window.isBound()).isTrue();
 
-        CompletableFuture<Completion> received = bound.connection().receive(inbox, 32, 32);
+        CompletableFuture<Completion> received = bound.connection().receive(inbox.slice(32, 32));
         awaitPlaced(bound.peer(), 1);
         bound.peer().send(RawPeer.sendInvalidate(1, remote.token(), new byte[8]));
         Completion done = await(received);
@@ -196,7 +197,7 @@ class SoftMemoryWindowWireTest extends ConformanceSupport {
         assertThat(window.isBound()).isFalse();
         assertThat(region.isValid()).isTrue();
         // Invalidated once, it cannot be invalidated again.
-        CompletableFuture<Completion> again = bound.connection().receive(inbox, 32, 32);
+        CompletableFuture<Completion> again = bound.connection().receive(inbox.slice(32, 32));
         awaitPlaced(bound.peer(), 2);
         bound.peer().send(RawPeer.sendInvalidate(2, remote.token(), new byte[0]));
         assertThat(Terminate.carriedBy(bound.peer().readUlpdu())).isEqualTo(Terminate.CANNOT_INVALIDATE);
@@ -216,12 +217,12 @@ class SoftMemoryWindowWireTest extends ConformanceSupport {
         RemoteBuffer far = new RemoteBuffer(0, 4096, 0x1234);
 
         // One read may be outstanding: the second waits, and the bind behind it waits for its turn.
-        CompletableFuture<Completion> first = connection.read(region, 0, far, 0, 8);
-        CompletableFuture<Completion> second = connection.read(region, 8, far, 8, 8);
+        CompletableFuture<Completion> first = connection.read(region.slice(0, 8), far, 0, OperationFlags.NONE);
+        CompletableFuture<Completion> second = connection.read(region.slice(8, 8), far, 8, OperationFlags.NONE);
         CompletableFuture<RemoteBuffer> bind = connection.bind(window, region, 0, 64, Access.REMOTE_READ);
         CompletableFuture<Void> invalidate = connection.invalidate(window);
         CompletableFuture<RemoteBuffer> rebind = connection.bind(window, region, 64, 64, Access.REMOTE_WRITE);
-        CompletableFuture<Completion> send = connection.send(region, 0, 4);
+        CompletableFuture<Completion> send = connection.send(region.slice(0, 4), OperationFlags.NONE);
 
         ByteBuffer request = peer.readUlpdu();
         assertThat(DdpHeader.opcode(request.get(1))).isEqualTo(Rdmap.READ_REQUEST);

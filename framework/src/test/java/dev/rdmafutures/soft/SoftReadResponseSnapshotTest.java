@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -54,7 +55,8 @@ class SoftReadResponseSnapshotTest {
                     if (window[slot] != null) {
                         window[slot].get(10, TimeUnit.SECONDS);
                     }
-                    window[slot] = connection.read(sink, slot * SIZE, source.remote(), 0, SIZE);
+                    window[slot] = connection.read(sink.slice(slot * SIZE, SIZE), source.remote(), 0,
+                            OperationFlags.NONE);
                 }
                 for (CompletableFuture<?> f : window) {
                     f.get(10, TimeUnit.SECONDS);

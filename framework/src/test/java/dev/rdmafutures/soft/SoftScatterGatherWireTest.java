@@ -6,6 +6,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RemoteBuffer;
@@ -95,7 +96,7 @@ class SoftScatterGatherWireTest extends ConformanceSupport {
         // spans four views and whose second starts inside the last segment.
         ScatterGatherList list = new ScatterGatherList(8).add(a, 3, 10).add(b, 7, 5000).add(b, 0, 0)
                 .add(a, 100, 70_000).add(b, 6000, 5);
-        CompletableFuture<Completion> written = wire.connection().write(list, REMOTE, 0);
+        CompletableFuture<Completion> written = wire.connection().write(list, REMOTE, 0, OperationFlags.NONE);
 
         ByteArrayOutputStream placed = new ByteArrayOutputStream();
         boolean last = false;
@@ -114,7 +115,7 @@ class SoftScatterGatherWireTest extends ConformanceSupport {
 
         // A gathered payload small enough to be copied into its FPDU: one FPDU, the same bytes.
         ScatterGatherList small = new ScatterGatherList(8).add(b, 1, 20).add(a, 9, 1).add(b, 50, 30);
-        await(wire.connection().write(small, REMOTE, 64));
+        await(wire.connection().write(small, REMOTE, 64, OperationFlags.NONE));
         ByteBuffer ulpdu = wire.peer().readUlpdu();
         assertThat(DdpHeader.isLast(ulpdu.get(0))).isTrue();
         assertThat(payload(ulpdu, DdpHeader.TAGGED_LENGTH)).isEqualTo(gather(small));
@@ -125,7 +126,7 @@ class SoftScatterGatherWireTest extends ConformanceSupport {
         Wire wire = connectToRawPeer();
         MemoryRegion a = region(70_000, true);
         ScatterGatherList list = new ScatterGatherList(8).add(a, 65_000, 1000).add(a, 1, 65_000);
-        await(wire.connection().send(list));
+        await(wire.connection().send(list, OperationFlags.NONE));
         ByteArrayOutputStream message = new ByteArrayOutputStream();
         for (boolean last = false; !last; ) {
             ByteBuffer ulpdu = wire.peer().readUlpdu();
@@ -145,7 +146,7 @@ class SoftScatterGatherWireTest extends ConformanceSupport {
         MemoryRegion b = region(80_000, false);
         ScatterGatherList list = new ScatterGatherList(8).add(a, 5, 3000).add(b, 0, 0).add(b, 11, 70_000)
                 .add(a, 3500, 1);
-        CompletableFuture<Completion> read = wire.connection().read(list, REMOTE, 40);
+        CompletableFuture<Completion> read = wire.connection().read(list, REMOTE, 40, OperationFlags.NONE);
 
         ByteBuffer request = wire.peer().readUlpdu();
         assertThat(DdpHeader.opcode(request.get(1))).isEqualTo(Rdmap.READ_REQUEST);
@@ -176,7 +177,8 @@ class SoftScatterGatherWireTest extends ConformanceSupport {
     @Test
     void aReadWithoutSegmentsAsksForZeroBytesAtSinkZero() throws Exception {
         Wire wire = connectToRawPeer();
-        CompletableFuture<Completion> read = wire.connection().read(new ScatterGatherList(1), REMOTE, 0);
+        CompletableFuture<Completion> read = wire.connection().read(new ScatterGatherList(1), REMOTE, 0,
+                OperationFlags.NONE);
         ByteBuffer request = wire.peer().readUlpdu();
         int control = DdpHeader.UNTAGGED_LENGTH;
         assertThat(request.getInt(control)).isZero();
@@ -194,7 +196,7 @@ class SoftScatterGatherWireTest extends ConformanceSupport {
             MemoryRegion a = region(1000, false);
             MemoryRegion b = region(1000, false);
             ScatterGatherList list = new ScatterGatherList(2).add(a, 10, 100).add(b, 20, 100);
-            CompletableFuture<Completion> read = wire.connection().read(list, REMOTE, 0);
+            CompletableFuture<Completion> read = wire.connection().read(list, REMOTE, 0, OperationFlags.NONE);
             wire.peer().readUlpdu();
             wire.peer().send(RawPeer.taggedSegment(Rdmap.READ_RESPONSE, a.token(), 10, false, new byte[50]));
             int stag = variant == 0 ? b.token() : a.token();

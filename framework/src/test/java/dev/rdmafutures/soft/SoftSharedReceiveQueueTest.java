@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -79,7 +80,7 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
         MemoryRegion buffer = receiveBuffer(server, 4 * SLOT);
         ScatterGatherList split = new ScatterGatherList(2).add(buffer, 0, 3).add(buffer, 2 * SLOT, SLOT);
         CompletableFuture<SharedReceive> first = queue.receive(split);
-        CompletableFuture<SharedReceive> second = queue.receive(buffer, SLOT, SLOT);
+        CompletableFuture<SharedReceive> second = queue.receive(buffer.slice(SLOT, SLOT));
         awaitTrue(() -> queue.postedReceives() == 2, "both receives posted");
         RdmaListener listener = listen();
         List<RawPeer> peers = new ArrayList<>();
@@ -118,7 +119,7 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
         MemoryRegion source = closeLater(client.register(ByteBuffer.allocateDirect(2 * SLOT), Access.LOCAL_WRITE));
         for (int i = 0; i < 2; i++) {
             source.buffer().putInt(i * SLOT, 100 + i);
-            await(clients.get(i).send(source, i * SLOT, 4));
+            await(clients.get(i).send(source.slice(i * SLOT, 4), OperationFlags.NONE));
         }
         Thread.sleep(200); // both Sends reach their connections and wait: the queue is empty
 
@@ -126,7 +127,7 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
         List<String> outcomes = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             CompletableFuture<String> taken = new CompletableFuture<>();
-            queue.receive(buffer, i * SLOT, SLOT, new SharedReceiveCallback() {
+            queue.receive(buffer.slice(i * SLOT, SLOT), new SharedReceiveCallback() {
                 @Override
                 public void received(long context, RdmaConnection connection, int bytes) {
                     taken.complete(Thread.currentThread().getName() + " " + servers.indexOf(connection) + " "
@@ -154,8 +155,8 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
         for (boolean corrupt : new boolean[] {false, true}) {
             SharedReceiveQueue queue = server.sharedReceiveQueue(4, 1);
             MemoryRegion buffer = receiveBuffer(server, 2 * SLOT);
-            CompletableFuture<SharedReceive> taken = queue.receive(buffer, 0, SLOT);
-            CompletableFuture<SharedReceive> spare = queue.receive(buffer, SLOT, SLOT);
+            CompletableFuture<SharedReceive> taken = queue.receive(buffer.slice(0, SLOT));
+            CompletableFuture<SharedReceive> spare = queue.receive(buffer.slice(SLOT, SLOT));
             awaitTrue(() -> queue.postedReceives() == 2, "both receives posted");
             RdmaListener listener = listen();
             List<RawPeer> peers = new ArrayList<>();
@@ -185,7 +186,7 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
     void aQueueClosedWhileItsConnectionsAreBeingDisconnectedCancelsItsReceivesOnceTheyEnded() {
         SharedReceiveQueue queue = server.sharedReceiveQueue(4, 1);
         MemoryRegion buffer = receiveBuffer(server, SLOT);
-        CompletableFuture<SharedReceive> posted = queue.receive(buffer, 0, SLOT);
+        CompletableFuture<SharedReceive> posted = queue.receive(buffer.slice(0, SLOT));
         RdmaListener listener = listen();
         CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
         RdmaConnection accepted = closeLater(await(await(listener.next()).withSharedReceiveQueue(queue).accept()));
@@ -194,7 +195,7 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
 
         accepted.close(); // asks for the disconnect without waiting: the queue is no longer in use
         queue.close();
-        awaitFailure(queue.receive(buffer, 0, SLOT), Status.INVALID_DEVICE_STATE);
+        awaitFailure(queue.receive(buffer.slice(0, SLOT)), Status.INVALID_DEVICE_STATE);
         awaitFailure(posted, Status.CANCELED);
         assertThat(accepted.disconnected()).isDone();
     }
@@ -211,7 +212,7 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
         assertThat(await(fromA.disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
 
         MemoryRegion buffer = receiveBuffer(impatient, SLOT);
-        CompletableFuture<SharedReceive> later = queue.receive(buffer, 0, SLOT);
+        CompletableFuture<SharedReceive> later = queue.receive(buffer.slice(0, SLOT));
         awaitTrue(() -> queue.postedReceives() == 1, "the receive stays posted");
         RdmaConnection fromB = acceptRaw(listener, queue, peers);
         peers.get(1).send(RawPeer.sendSegment(1, 0, true, ascii("late")));

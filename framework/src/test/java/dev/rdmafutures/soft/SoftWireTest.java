@@ -6,6 +6,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.PendingConnection;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
@@ -257,7 +258,7 @@ class SoftWireTest extends ConformanceSupport {
         RdmaConnection receiver = closeLater(await(await(listener.next()).accept()));
         RdmaConnection sender = closeLater(await(c));
         MemoryRegion data = closeLater(client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
-        sender.send(data, 0, 64);
+        sender.send(data.slice(0, 64), OperationFlags.NONE);
         assertThat(await(receiver.disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
         assertThat(await(sender.disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
     }

@@ -2,6 +2,7 @@ package dev.rdmafutures.samples;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
@@ -40,15 +41,16 @@ final class DataPathTour {
         boolean intact = true;
         out.println("data path (READ, WRITE, SEND; CRC32C of the bytes on both sides):");
         for (int size : new int[] {1, 8, 4096, 65536, MAX}) {
-            get(client.read(local, 0, token, 0, size));
+            get(client.read(local.slice(0, size), token, 0, OperationFlags.NONE));
             boolean read = crc(local, size) == crc(remote, size);
             fill(local, size);
-            get(client.write(local, 0, token, 0, size));
-            get(client.read(local, MAX - 1, token, 0, 0)); // the peer placed the write once this returns
+            get(client.write(local.slice(0, size), token, 0, OperationFlags.NONE));
+            // the peer placed the write once this returns
+            get(client.read(local.slice(MAX - 1, 0), token, 0, OperationFlags.NONE));
             boolean write = crc(local, size) == crc(remote, size);
-            CompletableFuture<?> rx = server.receive(remote, 0, MAX);
+            CompletableFuture<?> rx = server.receive(remote.slice(0, MAX));
             fill(local, size * 3L);
-            get(client.send(local, 0, size));
+            get(client.send(local.slice(0, size), OperationFlags.NONE));
             get(rx);
             boolean send = crc(local, size) == crc(remote, size);
             out.printf("  %8d B  read %s  write %s  send %s%n", size, ok(read), ok(write), ok(send));

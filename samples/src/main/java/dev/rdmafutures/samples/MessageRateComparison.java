@@ -3,11 +3,14 @@ package dev.rdmafutures.samples;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -115,11 +118,15 @@ final class MessageRateComparison {
         }
     }
 
-    /** The RDMA side: {@value #WINDOW} READs on one connection, driven by the client runtime's owner, this thread. */
+    /**
+     * The RDMA side: {@value #WINDOW} READs on one connection, driven by the client runtime's owner, this thread. Each
+     * slot's local buffer is sliced once, so a READ allocates nothing; a READ the connection refuses fails the turn.
+     */
     private static final class Reads implements CompletionCallback {
         private final RdmaRuntime runtime;
         private final RdmaConnection connection;
-        private final MemoryRegion local;
+        /** Slot {@code i}'s {@value #SIZE} bytes of the local region, which READs remote offset {@code i * SIZE}. */
+        private final RegionSlice[] slots = new RegionSlice[WINDOW];
         private final RemoteBuffer remote;
         private boolean posting;
         private long completed;
@@ -129,7 +136,9 @@ final class MessageRateComparison {
         Reads(RdmaRuntime runtime, RdmaConnection connection, MemoryRegion local, RemoteBuffer remote) {
             this.runtime = runtime;
             this.connection = connection;
-            this.local = local;
+            for (int slot = 0; slot < WINDOW; slot++) {
+                slots[slot] = local.slice(slot * SIZE, SIZE);
+            }
             this.remote = remote;
         }
 
@@ -142,7 +151,7 @@ final class MessageRateComparison {
             for (int slot = 0; slot < WINDOW; slot++) {
                 post(slot);
             }
-            while (System.nanoTime() - start < nanos) {
+            while (System.nanoTime() - start < nanos && failure == null) { // a failure ends the turn at once
                 runtime.poll();
             }
             rate.add(completed - from, System.nanoTime() - start);
@@ -160,8 +169,11 @@ final class MessageRateComparison {
         }
 
         private void post(long slot) {
-            int offset = (int) slot * SIZE;
-            connection.read(local, offset, remote, offset, SIZE, this, slot);
+            Status status = connection.read(slots[(int) slot], remote, slot * SIZE, OperationFlags.NONE, this, slot);
+            if (status != Status.SUCCESS) { // nothing was posted: no callback comes for this slot
+                failure = new RdmaException(status, "a READ was refused with " + status);
+                outstanding--;
+            }
         }
 
         @Override

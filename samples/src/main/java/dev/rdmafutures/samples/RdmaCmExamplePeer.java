@@ -3,6 +3,7 @@ package dev.rdmafutures.samples;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -53,13 +54,13 @@ public final class RdmaCmExamplePeer {
             }
             System.out.println("connected " + connection.localAddress() + " -> " + connection.remoteAddress()
                     + " " + connection.connectionData());
-            CompletableFuture<Completion> received = connection.receive(rx, 0, MESSAGE);
+            CompletableFuture<Completion> received = connection.receive(rx.slice(0, MESSAGE));
             if (client) {
-                connection.send(tx, 0, MESSAGE).get(20, TimeUnit.SECONDS);
+                connection.send(tx.slice(0, MESSAGE), OperationFlags.NONE).get(20, TimeUnit.SECONDS);
                 System.out.println("received " + received.get(20, TimeUnit.SECONDS).bytes() + " bytes");
             } else {
                 System.out.println("received " + received.get(20, TimeUnit.SECONDS).bytes() + " bytes");
-                connection.send(tx, 0, MESSAGE).get(20, TimeUnit.SECONDS);
+                connection.send(tx.slice(0, MESSAGE), OperationFlags.NONE).get(20, TimeUnit.SECONDS);
             }
             connection.disconnect().get(20, TimeUnit.SECONDS);
             System.out.println("exchange complete");

@@ -4,6 +4,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -94,7 +95,7 @@ final class ReadComparison {
                 for (int i = 0; i < SIZES.length; i++) {
                     int size = SIZES[i];
                     readLatency[i].measure(iterations(size) / ROUNDS, latencyWarmUp,
-                            () -> drive(client, connection.read(local, 0, remote, 0, size)));
+                            () -> drive(client, connection.read(local.slice(0, size), remote, 0, OperationFlags.NONE)));
                 }
                 readThroughput(client, connection, local, remote, warmUp, readRate);
                 readThroughput(client, connection, local, remote, THROUGHPUT_NANOS, readRate.counting());
@@ -157,7 +158,8 @@ final class ReadComparison {
             if (ring[slot] != null) {
                 bytes += drive(client, ring[slot]).bytes();
             }
-            ring[slot] = connection.read(local, slot * CHUNK, remote, (long) slot * CHUNK, CHUNK);
+            ring[slot] = connection.read(local.slice(slot * CHUNK, CHUNK), remote, (long) slot * CHUNK,
+                    OperationFlags.NONE);
         }
         for (CompletableFuture<Completion> read : ring) {
             if (read != null) {

@@ -3,6 +3,7 @@ package dev.rdmafutures.samples;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -18,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * READ latency the way perftest's {@code ib_read_lat} measures it, so the two can stand side by side in one run:
  * one outstanding 8 B / 4 KiB / 64 KiB READ at a time, the client busy-driving its own runtime on the calling thread
- * ({@code pollerThreads(0)}), the server a second runtime that sleeps in the kernel between requests. Prints one line per size: {@code size iterations p50
- * p99 mean} in microseconds.
+ * ({@code pollerThreads(0)}), the server a second runtime that sleeps in the kernel between requests. Prints one
+ * line per size: {@code size iterations p50 p99 mean} in microseconds.
  *
  * <pre>java ... dev.rdmafutures.samples.ReadLatency -Dprovider=verbs -Daddress=10.0.2.15 -Ddevice=rxe0</pre>
  */
@@ -55,12 +56,13 @@ public final class ReadLatency {
             out.println("# bytes iterations p50_us p99_us mean_us");
             for (int size : SIZES) {
                 for (int i = 0; i < iterations / 4; i++) {
-                    connection.read(local, 0, token, 0, size).get(20, TimeUnit.SECONDS); // warm-up
+                    // warm-up
+                    connection.read(local.slice(0, size), token, 0, OperationFlags.NONE).get(20, TimeUnit.SECONDS);
                 }
                 long[] samples = new long[iterations];
                 for (int i = 0; i < iterations; i++) {
                     long start = System.nanoTime();
-                    connection.read(local, 0, token, 0, size).get(20, TimeUnit.SECONDS);
+                    connection.read(local.slice(0, size), token, 0, OperationFlags.NONE).get(20, TimeUnit.SECONDS);
                     samples[i] = System.nanoTime() - start;
                 }
                 Arrays.sort(samples);

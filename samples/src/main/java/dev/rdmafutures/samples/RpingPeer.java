@@ -3,6 +3,7 @@ package dev.rdmafutures.samples;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -60,7 +61,7 @@ public final class RpingPeer {
     private static void advertise(RdmaConnection c, MemoryRegion info, MemoryRegion buffer) throws Exception {
         RemoteBuffer r = buffer.remote();
         info.buffer().putLong(0, r.address()).putInt(8, r.token()).putInt(12, r.length());
-        await(c.send(info, 0, INFO));
+        await(c.send(info.slice(0, INFO), OperationFlags.NONE));
     }
 
     private static RemoteBuffer advertised(MemoryRegion info) {
@@ -79,10 +80,10 @@ public final class RpingPeer {
             byte[] text = pattern(ping, size);
             start.buffer().put(text);
             echo.buffer().put(new byte[size]);
-            CompletableFuture<Completion> readDone = c.receive(recv, 0, INFO);
+            CompletableFuture<Completion> readDone = c.receive(recv.slice(0, INFO));
             advertise(c, send, start);
             await(readDone);
-            CompletableFuture<Completion> writeDone = c.receive(recv, 0, INFO);
+            CompletableFuture<Completion> writeDone = c.receive(recv.slice(0, INFO));
             advertise(c, send, echo);
             await(writeDone);
             byte[] back = new byte[size];
@@ -106,18 +107,18 @@ public final class RpingPeer {
         MemoryRegion recv = runtime.register(ByteBuffer.allocateDirect(INFO), Access.LOCAL_WRITE);
         RdmaConnection c = await(await(listener.next()).withReadLimits(1, 1).accept());
         for (int ping = 0; ping < count; ping++) {
-            await(c.receive(recv, 0, INFO));
+            await(c.receive(recv.slice(0, INFO)));
             RemoteBuffer start = advertised(recv);
             int size = Math.min(start.length(), data.length());
-            await(c.read(data, 0, start, 0, size));
+            await(c.read(data.slice(0, size), start, 0, OperationFlags.NONE));
             int length = stringLength(data, size) + 1; // rping echoes the C string with its NUL
             System.out.println("server ping data: " + new String(bytes(data, length - 1), StandardCharsets.US_ASCII));
-            CompletableFuture<Completion> writeAdvertised = c.receive(recv, 0, INFO);
-            await(c.send(send, 0, INFO));
+            CompletableFuture<Completion> writeAdvertised = c.receive(recv.slice(0, INFO));
+            await(c.send(send.slice(0, INFO), OperationFlags.NONE));
             await(writeAdvertised);
             RemoteBuffer target = advertised(recv);
-            await(c.write(data, 0, target, 0, Math.min(length, target.length())));
-            await(c.send(send, 0, INFO));
+            await(c.write(data.slice(0, Math.min(length, target.length())), target, 0, OperationFlags.NONE));
+            await(c.send(send.slice(0, INFO), OperationFlags.NONE));
         }
         await(c.disconnected());
         return true;

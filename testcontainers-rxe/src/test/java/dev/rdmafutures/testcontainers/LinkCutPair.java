@@ -4,6 +4,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -272,7 +273,8 @@ public final class LinkCutPair {
                 try {
                     RdmaConnection fresh = connect(runtime);
                     int offset = 5 * SIZE;
-                    check(await(fresh.read(sink, 0, remote, offset, SIZE)).bytes() == SIZE, "short read");
+                    check(await(fresh.read(sink.slice(0, SIZE), remote, offset, OperationFlags.NONE)).bytes() == SIZE,
+                            "short read");
                     boolean same = matches(sink.buffer(), 0, offset);
                     check(same, "the new connection's READ brought wrong bytes");
                     check(reports.get() == 1, "disconnect reports: " + reports);
@@ -304,7 +306,8 @@ public final class LinkCutPair {
 
         private void post(RdmaConnection connection, MemoryRegion sink, int slot, long sequence) {
             int offset = (int) (sequence % (REGION / SIZE)) * SIZE;
-            CompletableFuture<Completion> read = connection.read(sink, slot * SIZE, remote, offset, SIZE);
+            CompletableFuture<Completion> read = connection.read(sink.slice(slot * SIZE, SIZE), remote, offset,
+                    OperationFlags.NONE);
             posted.add(read);
             read.whenComplete((done, error) -> {
                 if (error == null) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
@@ -67,7 +68,8 @@ final class RxeContainerScenario {
                 RemoteBuffer token = RemoteBuffer.decode(
                         Arrays.copyOf(connection.connectionData().peerPrivateData(), 16));
                 MemoryRegion local = runtime.register(ByteBuffer.allocateDirect(ContainerPeer.SIZE), Access.LOCAL_WRITE);
-                connection.read(local, 0, token, 0, ContainerPeer.SIZE).get(20, TimeUnit.SECONDS);
+                connection.read(local.slice(0, ContainerPeer.SIZE), token, 0, OperationFlags.NONE)
+                        .get(20, TimeUnit.SECONDS);
                 for (int i = 0; i < ContainerPeer.SIZE; i++) {
                     assertThat(local.buffer().get(i)).as("byte %d", i).isEqualTo(ContainerPeer.pattern(i));
                 }

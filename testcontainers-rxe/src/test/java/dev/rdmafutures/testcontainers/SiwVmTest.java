@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -37,7 +38,7 @@ class SiwVmTest {
             MemoryRegion remote = runtime.register(ByteBuffer.allocateDirect(4096), Access.REMOTE_READ);
             remote.buffer().put(0, (byte) 7).put(4095, (byte) 9);
             MemoryRegion local = runtime.register(ByteBuffer.allocateDirect(4096), Access.LOCAL_WRITE);
-            connection.read(local, 0, remote.remote(), 0, 4096).get(20, TimeUnit.SECONDS);
+            connection.read(local.slice(0, 4096), remote.remote(), 0, OperationFlags.NONE).get(20, TimeUnit.SECONDS);
             assertThat(local.buffer().get(0)).isEqualTo((byte) 7);
             assertThat(local.buffer().get(4095)).isEqualTo((byte) 9);
         }

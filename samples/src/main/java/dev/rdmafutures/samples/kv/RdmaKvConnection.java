@@ -2,10 +2,13 @@ package dev.rdmafutures.samples.kv;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.LocalBuffer;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import java.nio.ByteBuffer;
@@ -29,7 +32,11 @@ import java.util.zip.CRC32C;
  * Every value read is checked against its checksums, its content and the {@link Expectations}, and only after its
  * READ completed with every byte asked for. Each operation started ends exactly once: checked or acknowledged, failed
  * with the typed {@link Status} the transport gave (the server went away, the link was cut), or as a problem; the
- * first failure stops the run ({@link RunControl}) and every slot ends when its operation does.
+ * first failure stops the run ({@link RunControl}) and every slot ends when its operation does. A post the connection
+ * refuses (typically because it ended meanwhile) ends its operation with the refusal's status in the same way.
+ *
+ * <p>The buffers every post names are made once, per slot: fixed spans as {@link RegionSlice}s, spans whose length
+ * varies in the slot's reused {@link ScatterGatherList}, so a running connection allocates nothing per operation.
  */
 final class RdmaKvConnection implements CompletionCallback {
     private static final int INDEX = 0;
@@ -52,6 +59,8 @@ final class RdmaKvConnection implements CompletionCallback {
     private final ByteBuffer metaView;
     private final ByteBuffer dataView;
     private final int ackBase;
+    /** The acknowledgement receives' buffers, one per ring entry. */
+    private final RegionSlice[] ackSlices;
     private final Op[] ops;
     private int stopped;
     private final CRC32C crc = new CRC32C();
@@ -80,6 +89,10 @@ final class RdmaKvConnection implements CompletionCallback {
         this.data = runtime.register(ByteBuffer.allocateDirect(window * stride), Access.LOCAL_WRITE);
         this.metaView = meta.buffer();
         this.dataView = data.buffer();
+        this.ackSlices = new RegionSlice[window];
+        for (int r = 0; r < window; r++) {
+            ackSlices[r] = meta.slice(ackBase + r * Frames.RESPONSE_BYTES, Frames.RESPONSE_BYTES);
+        }
         this.ops = new Op[window];
         for (int i = 0; i < window; i++) {
             ops[i] = new Op(i, new Workload(spec, number, i), i * metaStride, neighbourhood, i * stride, payload);
@@ -92,12 +105,12 @@ final class RdmaKvConnection implements CompletionCallback {
 
     /** Posts the acknowledgement receives and starts every slot of the window. */
     void start() {
-        try {
-            for (int r = 0; r < ops.length; r++) {
-                postAckReceive(r);
+        for (int r = 0; r < ops.length; r++) {
+            Status status = postAckReceive(r);
+            if (status != Status.SUCCESS) {
+                loseAcknowledgements(status, "cannot post the acknowledgement receives: refused with " + status);
+                break;
             }
-        } catch (RdmaException e) {
-            loseAcknowledgements(e.status(), "cannot post the acknowledgement receives: " + e);
         }
         for (Op op : ops) {
             op.next();
@@ -118,20 +131,11 @@ final class RdmaKvConnection implements CompletionCallback {
     @Override
     public void completed(long context, int bytes) {
         int n = (int) (context >>> 2);
-        int phase = (int) (context & 3);
-        try {
-            switch (phase) {
-                case INDEX -> ops[n].indexRead(bytes);
-                case VALUE -> ops[n].valueRead(bytes);
-                case SEND -> ops[n].sent();
-                default -> ackReceived(n, bytes);
-            }
-        } catch (RdmaException e) { // the next post was refused: typically the connection ended meanwhile
-            if (phase == ACK) {
-                loseAcknowledgements(e.status(), "cannot post an acknowledgement receive again: " + e);
-            } else {
-                ops[n].failed(e.status(), "cannot post: " + e);
-            }
+        switch ((int) (context & 3)) {
+            case INDEX -> ops[n].indexRead(bytes);
+            case VALUE -> ops[n].valueRead(bytes);
+            case SEND -> ops[n].sent();
+            default -> ackReceived(n, bytes);
         }
     }
 
@@ -161,9 +165,9 @@ final class RdmaKvConnection implements CompletionCallback {
         }
     }
 
-    private void postAckReceive(int ring) {
-        connection.receive(meta, ackBase + ring * Frames.RESPONSE_BYTES, Frames.RESPONSE_BYTES, this,
-                (long) ring << 2 | ACK);
+    /** Posts acknowledgement receive {@code ring}: {@link Status#SUCCESS}, or the status it was refused with. */
+    private Status postAckReceive(int ring) {
+        return connection.receive(ackSlices[ring], this, (long) ring << 2 | ACK);
     }
 
     private void ackReceived(int ring, int bytes) {
@@ -177,7 +181,10 @@ final class RdmaKvConnection implements CompletionCallback {
         try {
             acknowledge(bytes, op, requestId, status, version);
         } finally {
-            postAckReceive(ring);
+            Status posted = postAckReceive(ring); // refused typically because the connection ended meanwhile
+            if (posted != Status.SUCCESS) {
+                loseAcknowledgements(posted, "cannot post an acknowledgement receive again: refused with " + posted);
+            }
         }
     }
 
@@ -210,7 +217,10 @@ final class RdmaKvConnection implements CompletionCallback {
     private final class Op {
         final int number;
         final Workload workload;
+        /** The slot's spans of varying length: a record READ's two, a PUT's two, a short index READ's one. */
         final ScatterGatherList segments = new ScatterGatherList(2);
+        /** The slot's index buffer, a whole neighbourhood: what every index READ but one near the index's end fills. */
+        final RegionSlice neighbourhoodSlice;
         final int neighbourhoodAt;
         final int headerAt;
         final int requestAt;
@@ -236,6 +246,7 @@ final class RdmaKvConnection implements CompletionCallback {
             this.number = number;
             this.workload = workload;
             this.neighbourhoodAt = metaAt;
+            this.neighbourhoodSlice = meta.slice(metaAt, neighbourhood);
             this.headerAt = metaAt + neighbourhood;
             this.requestAt = headerAt + ValueRecord.HEADER_BYTES;
             this.payloadAt = dataAt;
@@ -253,25 +264,23 @@ final class RdmaKvConnection implements CompletionCallback {
             reads = 0;
             boolean get = workload.nextIsGet();
             key = workload.nextKey();
-            try {
-                if (get) {
-                    minVersion = expectations.acknowledgedVersion(key);
-                    probe = layout.home(key);
-                    probed = 0;
-                    readIndex();
-                } else {
-                    put(workload.nextSeed());
-                }
-            } catch (RdmaException e) {
-                failed(e.status(), "cannot post: " + e);
+            if (get) {
+                minVersion = expectations.acknowledgedVersion(key);
+                probe = layout.home(key);
+                probed = 0;
+                readIndex();
+            } else {
+                put(workload.nextSeed());
             }
         }
 
         private void readIndex() {
             count = Math.min(KvLayout.NEIGHBOURHOOD, layout.capacity() - probe);
             reads++;
-            connection.read(meta, neighbourhoodAt, server.index(), (long) probe * layout.slotBytes(),
-                    count * layout.slotBytes(), RdmaKvConnection.this, context(INDEX));
+            LocalBuffer into = count == KvLayout.NEIGHBOURHOOD ? neighbourhoodSlice
+                    : segments.clear().add(meta, neighbourhoodAt, count * layout.slotBytes());
+            posted(connection.read(into, server.index(), (long) probe * layout.slotBytes(), OperationFlags.NONE,
+                    RdmaKvConnection.this, context(INDEX)));
         }
 
         void indexRead(int bytes) {
@@ -316,8 +325,8 @@ final class RdmaKvConnection implements CompletionCallback {
             }
             segments.clear().add(meta, headerAt, ValueRecord.HEADER_BYTES).add(data, payloadAt, length);
             reads++;
-            connection.read(segments, server.heap(), IndexSlot.offset(metaView, slotAt), RdmaKvConnection.this,
-                    context(VALUE));
+            posted(connection.read(segments, server.heap(), IndexSlot.offset(metaView, slotAt), OperationFlags.NONE,
+                    RdmaKvConnection.this, context(VALUE)));
         }
 
         void valueRead(int bytes) {
@@ -371,7 +380,17 @@ final class RdmaKvConnection implements CompletionCallback {
             segments.clear().add(meta, requestAt, Frames.REQUEST_BYTES).add(data, valueAt, valueSize);
             pending = 2;
             sending = true;
-            connection.send(segments, RdmaKvConnection.this, context(SEND));
+            posted(connection.send(segments, OperationFlags.NONE, RdmaKvConnection.this, context(SEND)));
+        }
+
+        /**
+         * What a post returned: a refusal (typically the connection ended meanwhile) ends the operation with its
+         * status, as a failure the transport reports would; nothing was posted, so no callback comes for it.
+         */
+        private void posted(Status status) {
+            if (status != Status.SUCCESS) {
+                failed(status, "cannot post: refused with " + status);
+            }
         }
 
         /** The PUT's Send completed. */

@@ -76,7 +76,11 @@ final class RdmaKvServer implements AutoCloseable, SharedReceiveCallback {
         for (int i = 0; i < receives.length; i++) {
             receives[i] = new ScatterGatherList(2).add(headers, i * Frames.REQUEST_BYTES, Frames.REQUEST_BYTES)
                     .add(values, i * maxValue, maxValue);
-            queue.receive(receives[i], this, i);
+            Status status = queue.receive(receives[i], this, i);
+            if (status != Status.SUCCESS) {
+                throw new RdmaException(status, "cannot post receive " + i + " of the shared receive queue: refused "
+                        + "with " + status);
+            }
         }
         this.threshold = Math.max(1, queue.depth() / 4);
         armed.set(true);
@@ -148,10 +152,9 @@ final class RdmaKvServer implements AutoCloseable, SharedReceiveCallback {
     }
 
     private void replenish(int slot) {
-        try {
-            queue.receive(receives[slot], this, slot);
-        } catch (RdmaException e) {
-            LOG.debug("receive {} not posted again: {}", slot, e.toString());
+        Status status = queue.receive(receives[slot], this, slot);
+        if (status != Status.SUCCESS) { // typically the queue closed meanwhile
+            LOG.debug("receive {} not posted again: refused with {}", slot, status);
         }
     }
 

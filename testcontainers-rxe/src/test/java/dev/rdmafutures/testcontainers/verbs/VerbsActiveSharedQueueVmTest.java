@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.PendingConnection;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
@@ -66,7 +67,7 @@ class VerbsActiveSharedQueueVmTest extends ConformanceSupport {
                               CompletableFuture<SharedReceive> received, MemoryRegion memory) {
         MemoryRegion source = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
         source.buffer().putInt(0, 0xC0FFEE).putInt(4, 42).putInt(8, 7);
-        await(sender.send(source, 0, 12));
+        await(sender.send(source.slice(0, 12), OperationFlags.NONE));
         SharedReceive receive = await(received);
         assertThat(receive.bytes()).isEqualTo(12);
         assertThat(receive.connection()).isSameAs(receiver);

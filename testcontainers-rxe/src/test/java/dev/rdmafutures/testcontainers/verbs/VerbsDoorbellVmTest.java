@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -50,11 +51,12 @@ class VerbsDoorbellVmTest extends ConformanceSupport {
                 Access.REMOTE_READ));
         MemoryRegion local = closeLater(invoked.register(ByteBuffer.allocateDirect(READS * SIZE),
                 Access.LOCAL_WRITE));
-        await(connection.read(local, 0, remote.remote(), 0, SIZE)); // what a first post sets up happens here
+        // What a first post sets up happens here.
+        await(connection.read(local.slice(0, SIZE), remote.remote(), 0, OperationFlags.NONE));
         List<CompletableFuture<Completion>> reads = new ArrayList<>();
         for (int i = 0; i < READS; i++) {
             // Posted by the owner: each waits in the poller's command queue for the next duty cycle.
-            reads.add(connection.read(local, i * SIZE, remote.remote(), i * SIZE, SIZE));
+            reads.add(connection.read(local.slice(i * SIZE, SIZE), remote.remote(), i * SIZE, OperationFlags.NONE));
         }
         long before = writeCalls();
         invoked.poll(); // one duty cycle: the commands post the READs, the flush rings

@@ -7,6 +7,7 @@ import dev.rdmafutures.Completion;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -82,15 +83,15 @@ class VerbsPortDownVmTest extends ConformanceSupport {
         Process ip = new ProcessBuilder("ip", "-batch", "-").redirectErrorStream(true).start();
         List<CompletableFuture<Completion>> operations = new ArrayList<>();
         for (int i = 0; i < OPERATIONS; i++) {
-            operations.add(serverEnd.receive(serverMemory, SIZE, SIZE));
-            operations.add(clientEnd.receive(clientMemory, SIZE, SIZE));
+            operations.add(serverEnd.receive(serverMemory.slice(SIZE, SIZE)));
+            operations.add(clientEnd.receive(clientMemory.slice(SIZE, SIZE)));
         }
         for (int i = 0; i < OPERATIONS; i++) {
-            operations.add(clientEnd.read(clientMemory, 0, serverMemory.remote(), 0, SIZE));
-            operations.add(clientEnd.write(clientMemory, 0, serverMemory.remote(), 0, SIZE));
-            operations.add(clientEnd.send(clientMemory, 0, SIZE));
-            operations.add(serverEnd.write(serverMemory, 0, clientMemory.remote(), 0, SIZE));
-            operations.add(serverEnd.send(serverMemory, 0, SIZE));
+            operations.add(clientEnd.read(clientMemory.slice(0, SIZE), serverMemory.remote(), 0, OperationFlags.NONE));
+            operations.add(clientEnd.write(clientMemory.slice(0, SIZE), serverMemory.remote(), 0, OperationFlags.NONE));
+            operations.add(clientEnd.send(clientMemory.slice(0, SIZE), OperationFlags.NONE));
+            operations.add(serverEnd.write(serverMemory.slice(0, SIZE), clientMemory.remote(), 0, OperationFlags.NONE));
+            operations.add(serverEnd.send(serverMemory.slice(0, SIZE), OperationFlags.NONE));
         }
         long pending = operations.stream().filter(f -> !f.isDone()).count();
         long downAt = System.nanoTime();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -138,7 +139,7 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
          * completes only then (a device such as siw ends a connection whose first Send finds no receive).
          */
         void receivesOnDevice() {
-            await(server.read(serverMemory, 0, clientMemory.remote(), 0, 0));
+            await(server.read(serverMemory.slice(0, 0), clientMemory.remote(), 0, OperationFlags.NONE));
         }
     }
 
@@ -251,6 +252,14 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
         }
     }
 
+    /**
+     * A post the connection refused, as the failure its callback would have reported: the callback forms return the
+     * refusal and never call back for it, so a test that re-posts from its callbacks records it itself.
+     */
+    private static RdmaException refused(Status status, String post) {
+        return new RdmaException(status, post + " was refused");
+    }
+
     /** Keeps a window of Sends in flight, each re-posted from its completion while running. */
     private static final class Stream implements CompletionCallback {
         final AtomicLong outstanding = new AtomicLong();
@@ -272,7 +281,7 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
             running = true;
             outstanding.set(slots);
             for (int slot = 0; slot < slots; slot++) {
-                post(slot);
+                assertThat(post(slot)).as("posting the Send of slot %d", slot).isEqualTo(Status.SUCCESS);
             }
         }
 
@@ -280,8 +289,10 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
             return done.get();
         }
 
-        private void post(long slot) {
-            connection.send(memory, (window + (int) slot) * SIZE, SIZE, this, slot);
+        /** Posts the slot's Send: {@link Status#SUCCESS}, or the refusal, for which no callback comes. */
+        private Status post(long slot) {
+            return connection.send(memory.slice((window + (int) slot) * SIZE, SIZE), OperationFlags.NONE, this,
+                    slot);
         }
 
         @Override
@@ -289,7 +300,10 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
             done.incrementAndGet();
             gaps.completion();
             if (running) {
-                post(slot);
+                Status status = post(slot);
+                if (status != Status.SUCCESS) { // no callback comes for a refused post: its slot ends here
+                    failed(slot, refused(status, "re-posting the Send of slot " + slot));
+                }
             } else {
                 outstanding.decrementAndGet();
             }
@@ -323,12 +337,13 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
         void postAll(int slots) {
             window = slots;
             for (int slot = 0; slot < slots; slot++) {
-                receive(slot);
+                assertThat(receive(slot)).as("posting the receive of slot %d", slot).isEqualTo(Status.SUCCESS);
             }
         }
 
-        private void receive(long slot) {
-            connection.receive(memory, (int) slot * SIZE, SIZE, this, slot);
+        /** Posts the slot's receive: {@link Status#SUCCESS}, or the refusal, for which no callback comes. */
+        private Status receive(long slot) {
+            return connection.receive(memory.slice((int) slot * SIZE, SIZE), this, slot);
         }
 
         @Override
@@ -337,9 +352,16 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
                 return; // a response went out
             }
             received.incrementAndGet();
-            receive(context);
+            Status status = receive(context);
+            if (status != Status.SUCCESS) { // no callback comes for a refused post: it fails the server here
+                failed(context, refused(status, "re-posting the receive of slot " + context));
+            }
             if (respondFrom != null) {
-                connection.send(respondFrom, (window + (int) context) * SIZE, SIZE, this, -1 - context);
+                status = connection.send(respondFrom.slice((window + (int) context) * SIZE, SIZE),
+                        OperationFlags.NONE, this, -1 - context);
+                if (status != Status.SUCCESS) {
+                    failed(-1 - context, refused(status, "the response Send of slot " + context));
+                }
             }
         }
 
@@ -375,13 +397,22 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
             running = true;
             outstanding.set(window);
             for (long slot = 0; slot < window; slot++) {
-                request(slot);
+                assertThat(request(slot)).as("posting request %d", slot).isNull();
             }
         }
 
-        private void request(long slot) {
-            connection.receive(memory, (int) slot * SIZE, SIZE, this, slot);
-            connection.send(memory, (window + (int) slot) * SIZE, SIZE, this, -1 - slot);
+        /**
+         * Posts the slot's receive for its response, then its request's Send: null, or the refusal of the first post
+         * refused (no callback comes for it; a Send refused leaves the receive posted, to be flushed at the close).
+         */
+        private RdmaException request(long slot) {
+            Status status = connection.receive(memory.slice((int) slot * SIZE, SIZE), this, slot);
+            if (status != Status.SUCCESS) {
+                return refused(status, "the receive for the response of slot " + slot);
+            }
+            status = connection.send(memory.slice((window + (int) slot) * SIZE, SIZE), OperationFlags.NONE, this,
+                    -1 - slot);
+            return status == Status.SUCCESS ? null : refused(status, "the request Send of slot " + slot);
         }
 
         @Override
@@ -392,7 +423,10 @@ abstract class VerbsSendWindowVmTest extends ConformanceSupport {
             responses.incrementAndGet();
             gaps.completion();
             if (running) {
-                request(context);
+                RdmaException refusal = request(context);
+                if (refusal != null) { // no response comes for a refused request: its slot ends here
+                    failed(context, refusal);
+                }
             } else {
                 outstanding.decrementAndGet();
             }

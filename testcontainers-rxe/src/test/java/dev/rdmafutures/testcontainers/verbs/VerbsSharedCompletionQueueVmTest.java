@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.conformance.ConformanceSupport;
@@ -66,8 +67,8 @@ abstract class VerbsSharedCompletionQueueVmTest extends ConformanceSupport {
             List<CompletableFuture<Completion>> inFlight = new ArrayList<>();
             for (int i = 0; i < CONNECTIONS; i += 2) {
                 for (int k = 0; k < 8; k++) {
-                    inFlight.add(pairs.get(i).client().read(clientMemory, slot(i + 2 * CONNECTIONS), serverMemory
-                            .remote(), slot(i), SLOT));
+                    inFlight.add(pairs.get(i).client().read(clientMemory.slice(slot(i + 2 * CONNECTIONS), SLOT),
+                            serverMemory.remote(), slot(i), OperationFlags.NONE));
                 }
                 pairs.get(i).client().close();
                 pairs.get(i).server().close();
@@ -106,7 +107,8 @@ abstract class VerbsSharedCompletionQueueVmTest extends ConformanceSupport {
         List<CompletableFuture<Completion>> reads = new ArrayList<>();
         for (int k = 0; k < 16; k++) {
             for (int i = 0; i < pairs.size(); i++) {
-                reads.add(pairs.get(i).client().read(clientMemory, slot(i), serverMemory.remote(), slot(i), SLOT));
+                reads.add(pairs.get(i).client().read(clientMemory.slice(slot(i), SLOT), serverMemory.remote(), slot(i),
+                        OperationFlags.NONE));
             }
         }
         reads.forEach(ConformanceSupport::await);

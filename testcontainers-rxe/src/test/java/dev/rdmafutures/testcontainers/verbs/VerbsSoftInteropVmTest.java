@@ -6,6 +6,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.Completion;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -90,13 +91,15 @@ class VerbsSoftInteropVmTest {
         ScatterGatherList receiving = new ScatterGatherList(4).add(landing, 1, 7).add(landing, 100, 9000)
                 .add(landing, 20000, 14000).add(landing, 40000, 10000);
         CompletableFuture<Completion> received = to.receive(receiving);
-        await(to.read(landing, 0, a.remote(), 0, 0)); // the receive is posted: siw terminates a Send without one
-        await(from.send(sent));
+        // Once this returns the receive is posted: siw terminates a Send without one.
+        await(to.read(landing.slice(0, 0), a.remote(), 0, OperationFlags.NONE));
+        await(from.send(sent, OperationFlags.NONE));
         assertThat(await(received).bytes()).isEqualTo(sent.totalLength());
         assertThat(Arrays.copyOf(gather(receiving), sent.totalLength())).isEqualTo(gather(sent));
 
         ScatterGatherList sinks = new ScatterGatherList(3).add(b, 1, 333).add(a, 30000, 25000).add(b, 40000, 5);
-        assertThat(await(from.read(sinks, peer.remote(), 11)).bytes()).isEqualTo(sinks.totalLength());
+        assertThat(await(from.read(sinks, peer.remote(), 11, OperationFlags.NONE)).bytes())
+                .isEqualTo(sinks.totalLength());
         byte[] expected = new byte[sinks.totalLength()];
         peer.buffer().get(11, expected);
         assertThat(gather(sinks)).isEqualTo(expected);
@@ -137,22 +140,23 @@ class VerbsSoftInteropVmTest {
         RemoteBuffer clientToken = RemoteBuffer.decode(clientMem.remote().encode());
 
         MemoryRegion landing = client.register(ByteBuffer.allocateDirect(SIZE), ALL);
-        await(c.read(landing, 0, serverToken, 0, SIZE));
+        await(c.read(landing.slice(0, SIZE), serverToken, 0, OperationFlags.NONE));
         assertThat(landing.buffer()).isEqualTo(serverMem.buffer());
 
         MemoryRegion serverLanding = server.register(ByteBuffer.allocateDirect(SIZE), ALL);
-        await(s.read(serverLanding, 0, clientToken, 0, SIZE));
+        await(s.read(serverLanding.slice(0, SIZE), clientToken, 0, OperationFlags.NONE));
         assertThat(serverLanding.buffer()).isEqualTo(clientMem.buffer());
 
-        await(c.write(clientMem, 0, serverToken, 0, SIZE));
-        await(c.read(landing, 0, serverToken, 0, 8)); // a read after a write returns once the write landed
+        await(c.write(clientMem.slice(0, SIZE), serverToken, 0, OperationFlags.NONE));
+        // A read after a write returns once the write landed.
+        await(c.read(landing.slice(0, 8), serverToken, 0, OperationFlags.NONE));
         assertThat(serverMem.buffer()).isEqualTo(clientMem.buffer());
 
-        CompletableFuture<Completion> received = s.receive(serverLanding, 0, SIZE);
-        CompletableFuture<Completion> back = c.receive(landing, 0, SIZE);
-        await(c.send(clientMem, 0, 1000));
+        CompletableFuture<Completion> received = s.receive(serverLanding.slice(0, SIZE));
+        CompletableFuture<Completion> back = c.receive(landing.slice(0, SIZE));
+        await(c.send(clientMem.slice(0, 1000), OperationFlags.NONE));
         assertThat(await(received).bytes()).isEqualTo(1000);
-        await(s.send(serverMem, 0, 2000));
+        await(s.send(serverMem.slice(0, 2000), OperationFlags.NONE));
         assertThat(await(back).bytes()).isEqualTo(2000);
 
         await(c.disconnect());
