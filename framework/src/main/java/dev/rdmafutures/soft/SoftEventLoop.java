@@ -63,9 +63,11 @@ final class SoftEventLoop implements EventLoop {
     private int awaitingPeer;
     private boolean selectNext;
     private boolean closed;
-    private final Consumer<SelectionKey> dispatcher = this::dispatch;
-    /** Commands run in this poll before its first event was dispatched; -1 until then. */
-    private int commandsBeforeEvents = -1;
+    /** The keys the last gather's selection reported, dispatched in that order; reused, so a cycle allocates none. */
+    private final ArrayList<SelectionKey> readyKeys = new ArrayList<>();
+    private final Consumer<SelectionKey> collector = readyKeys::add;
+    /** Whether the last gather found busy connections, which the dispatch reads directly. */
+    private boolean readBusy;
 
     SoftEventLoop(SoftDevice device, PollerContext poller) {
         this.device = device;
@@ -137,46 +139,70 @@ final class SoftEventLoop implements EventLoop {
         }
     }
 
+    /**
+     * {@inheritDoc} Here: the busy connections, which the dispatch reads directly, and the keys a selection reports
+     * (every poll while a handshake waits for its peer, a busy connection's socket has no room, or any connection is
+     * idle; otherwise every {@value #SELECT_INTERVAL}th poll).
+     */
     @Override
-    public int poll() {
+    public int gather() {
+        readyKeys.clear();
+        readBusy = false;
         if (closed) {
             return 0;
         }
-        commandsBeforeEvents = -1;
-        int work = 0;
+        int busy = 0;
         if (!established.isEmpty() && established.size() <= DIRECT_READ_LIMIT) {
             boolean anyIdle = false;
-            // By index: a connection that closes while reading leaves the list, the last one taking its place
-            // (which then waits a poll).
             for (int i = 0; i < established.size(); i++) {
                 SoftConnection connection = established.get(i);
-                if (connection.busy) {
-                    if (connection.readDirectly()) {
-                        connection.emptyReads = 0;
-                        work++;
-                    } else if (++connection.emptyReads == 1) {
-                        connection.quietSince = System.nanoTime(); // real time: a heuristic, not a deadline
-                    } else if (connection.emptyReads >= IDLE_AFTER
-                            && System.nanoTime() - connection.quietSince >= QUIET_NANOS) {
-                        connection.busy = false; // quiet for a while: the selector reports its next bytes
-                    }
-                }
+                busy += connection.busy ? 1 : 0;
                 anyIdle |= !connection.busy;
                 selectNext |= connection.waitsForSocketRoom();
             }
+            readBusy = busy > 0;
             if (!anyIdle && !selectNext && awaitingPeer == 0 && ++pollsSinceSelect < SELECT_INTERVAL) {
-                return work;
+                return busy;
             }
         }
         pollsSinceSelect = 0;
         selectNext = false;
         try {
-            // The action form hands each ready key straight to its handler: no selected-key set to fill and drain.
-            int ready = selector.selectNow(dispatcher);
-            return work + ready + Math.max(0, commandsBeforeEvents);
+            // The action form hands each ready key to the collector: no selected-key set to fill and drain.
+            return busy + selector.selectNow(collector);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    @Override
+    public int dispatch() {
+        int work = 0;
+        if (readBusy) {
+            // By index: a connection that closes while reading leaves the list, the last one taking its place
+            // (which then waits a poll).
+            for (int i = 0; i < established.size() && !closed; i++) {
+                SoftConnection connection = established.get(i);
+                if (!connection.busy) {
+                    continue;
+                }
+                if (connection.readDirectly()) {
+                    connection.emptyReads = 0;
+                    work++;
+                } else if (++connection.emptyReads == 1) {
+                    connection.quietSince = System.nanoTime(); // real time: a heuristic, not a deadline
+                } else if (connection.emptyReads >= IDLE_AFTER
+                        && System.nanoTime() - connection.quietSince >= QUIET_NANOS) {
+                    connection.busy = false; // quiet for a while: the selector reports its next bytes
+                }
+            }
+        }
+        for (int i = 0; i < readyKeys.size() && !closed; i++) {
+            dispatch(readyKeys.get(i));
+            work++;
+        }
+        readyKeys.clear();
+        return work;
     }
 
     /** {@code transport} queued bytes: they leave with everything else this duty cycle queued, at its flush. */
@@ -203,9 +229,9 @@ final class SoftEventLoop implements EventLoop {
             return;
         }
         try {
-            // Wait only. Events are dispatched by the next poll(), which the poller runs after the commands that
+            // Wait only. Events are dispatched after the next gather(), once the poller has run the commands that
             // arrived meanwhile: a command issued before an event (a cancel before the peer's reply) goes first.
-            // The sockets stay ready (level-triggered), so poll() sees them again.
+            // The sockets stay ready (level-triggered), so gather() sees them again.
             selector.select(Math.max(1, maxNanos / 1_000_000));
             selector.selectedKeys().clear();
             selectNext = true; // whatever woke us is dispatched by the next poll
@@ -215,9 +241,6 @@ final class SoftEventLoop implements EventLoop {
     }
 
     private void dispatch(SelectionKey key) {
-        if (commandsBeforeEvents < 0) {
-            commandsBeforeEvents = poller.runCommands(); // commands issued before these events go first
-        }
         if (key.isValid()) {
             try {
                 ((SelectionHandler) key.attachment()).onReady(key);

@@ -6,10 +6,19 @@ package dev.rdmafutures.spi;
  */
 public interface EventLoop {
     /**
-     * Processes whatever is ready without blocking; returns the amount of work done (0 when idle). What it produces
-     * for the wire (responses, acknowledgements, the next posts) may wait for {@link #flush()}.
+     * Learns, without blocking and without acting on it, what is ready now, within a budget the loop chooses (a
+     * batch of completions per queue, one connection event per channel, the sockets a selection reports); returns
+     * how much (0 when nothing is). The poller then runs the commands other threads handed over so far, and only
+     * then calls {@link #dispatch()}: a command issued before an event was learnt of (a cancel before the peer's
+     * reply) is handled before that event, and the loop never calls back into the poller to keep that order.
      */
-    int poll();
+    int gather();
+
+    /**
+     * Acts on what the last {@link #gather()} reported (events, completions, bytes read), once; returns the work done.
+     * What it produces for the wire (responses, acknowledgements, the next posts) may wait for {@link #flush()}.
+     */
+    int dispatch();
 
     /**
      * Hands the wire everything this loop queued since the last flush: posts, responses and acknowledgements leave

@@ -11,13 +11,6 @@ public interface PollerContext {
      */
     boolean execute(Runnable command);
 
-    /**
-     * Runs the commands other threads have handed over so far; returns how many ran. Poller thread only. An event
-     * loop calls it after learning that events are ready and before dispatching them: every command issued before
-     * those events happened is queued by then, so it is handled first (a cancel before the peer's reply).
-     */
-    int runCommands();
-
     /** Runs {@code task} on this poller's thread after {@code delay}. Poller thread only. */
     Cancellable schedule(Duration delay, Runnable task);
 

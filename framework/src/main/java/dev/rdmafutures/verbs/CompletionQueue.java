@@ -9,6 +9,7 @@ import com.ibm.disni.verbs.impl.NatObject;
 import dev.rdmafutures.verbs.NativeLayout.Completion;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.IdentityHashMap;
@@ -39,8 +40,6 @@ final class CompletionQueue {
     private int queuePairs;
     private int batchSize;
     private int batchNext;
-    /** Whether the batch was polled but not yet announced to a drain. */
-    private boolean fresh;
     private boolean armed;
 
     CompletionQueue(IbvContext context, IbvCompChannel channel, int capacity) throws IOException {
@@ -90,22 +89,25 @@ final class CompletionQueue {
         return queuePairs == 0;
     }
 
+    /** Polls a new batch unless part of the last one is still to be handed over; the completions in hand. */
+    int gather() {
+        try {
+            if (batchNext == batchSize) {
+                poll();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return batchSize - batchNext;
+    }
+
     /**
      * The next completion's offset in the batch, polling a new batch when this one is handed over; -1 when the CQ
-     * is empty. {@code newBatch} runs once per batch, before its first completion is handed over.
+     * is empty.
      */
-    int next(Runnable newBatch) throws IOException {
-        if (batchNext == batchSize) {
-            if (poll() == 0) {
-                return -1;
-            }
-        }
-        if (fresh) {
-            fresh = false;
-            newBatch.run();
-            if (batchNext == batchSize) {
-                return next(newBatch); // what newBatch ran drained this batch
-            }
+    int next() throws IOException {
+        if (batchNext == batchSize && poll() == 0) {
+            return -1;
         }
         return batchNext++ * Completion.SIZE;
     }
@@ -125,7 +127,6 @@ final class CompletionQueue {
         }
         batchSize = polled;
         batchNext = 0;
-        fresh = polled > 0;
         return polled;
     }
 

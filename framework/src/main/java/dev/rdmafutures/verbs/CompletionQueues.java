@@ -29,9 +29,6 @@ final class CompletionQueues {
     private final List<CompletionQueue> queues = new ArrayList<>();
     private final List<CompletionQueue> retired = new ArrayList<>();
     private final Int2ObjectHashMap<VerbsQueuePair> byNumber = new Int2ObjectHashMap<>();
-    private final Runnable runCommands = this::runCommands;
-    private final Runnable noCommands = () -> { };
-    private int commandWork;
 
     CompletionQueues(VerbsEventLoop loop, IbvCompChannel channel, int maxEntries) {
         this.loop = loop;
@@ -91,14 +88,23 @@ final class CompletionQueues {
         }
     }
 
-    /**
-     * The duty cycle's drain: polls every CQ, running the poller's commands before each batch, until a batch comes
-     * back short (the CQ was empty then; what arrived since waits for the next cycle, or for the poll that arming
-     * makes); the work done.
-     */
-    int drainAll() {
-        int work = 0;
+    /** The duty cycle's gather: a batch from every CQ whose last one is handed over; the completions waiting. */
+    int gather() {
+        int ready = 0;
         for (int i = 0; i < queues.size(); i++) { // by index: no iterator per cycle
+            ready += queues.get(i).gather();
+        }
+        return ready;
+    }
+
+    /**
+     * The duty cycle's dispatch: hands every CQ's gathered completions to their queue pairs, and polls a CQ whose
+     * batch came back full again until one comes back short (the CQ was empty then; what arrived since waits for the
+     * next cycle, or for the poll that arming makes); the work done.
+     */
+    int dispatch() {
+        int work = 0;
+        for (int i = 0; i < queues.size(); i++) {
             work += drain(queues.get(i), true);
         }
         destroyRetired();
@@ -106,16 +112,20 @@ final class CompletionQueues {
     }
 
     /**
-     * Hands {@code queue}'s completions to their queue pairs. The duty cycle's ({@code cycle}) runs the commands
-     * handed over before each batch and stops after a short one; any other (a queue pair's end, its release) polls
-     * until the CQ is empty, so no completion of a QP whose number is forgotten after it stays behind. A completion
-     * of a QP this loop no longer routes is dropped: its requests were settled when its connection ended.
+     * Hands {@code queue}'s completions to their queue pairs. The duty cycle's ({@code cycle}) stops after a short
+     * batch, and has nothing to do when its gather found the CQ empty; any other (a queue pair's end, its release,
+     * which commands run between a gather and its dispatch) polls until the CQ is empty, so no completion of a QP
+     * whose number is forgotten after it stays behind. A completion of a QP this loop no longer routes is dropped:
+     * its requests were settled when its connection ended.
      */
     int drain(CompletionQueue queue, boolean cycle) {
+        if (cycle && queue.handedOverShortBatch()) {
+            return 0;
+        }
         int work = 0;
         try {
             int at;
-            while ((at = queue.next(cycle ? runCommands : noCommands)) >= 0) {
+            while ((at = queue.next()) >= 0) {
                 VerbsQueuePair queuePair = byNumber.get(queue.qpNumber(at));
                 if (queuePair != null) {
                     queuePair.onCompletion(queue, at);
@@ -128,15 +138,7 @@ final class CompletionQueues {
         } catch (IOException e) {
             loop.poller().recordError("poll completion queue", e);
         }
-        if (cycle) {
-            work += commandWork;
-            commandWork = 0;
-        }
         return work;
-    }
-
-    private void runCommands() {
-        commandWork += loop.beforeDispatch();
     }
 
     /** Arms every CQ before the loop sleeps; true if completions are already waiting. */

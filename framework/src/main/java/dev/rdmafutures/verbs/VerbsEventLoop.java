@@ -56,9 +56,14 @@ final class VerbsEventLoop implements EventLoop {
     private final CompletionQueues completionQueues;
     /** Queue pairs and shared receive queues with work requests gathered this duty cycle, each listed once. */
     private final ArrayList<PendingPosts> unposted = new ArrayList<>();
-    private boolean commandsRan;
     /** CM ids destroyed so far: destroying an id drops its events that wait on the channel. */
     private long idsDestroyed;
+    /** {@link #idsDestroyed} when the last gather found CM channels ready. */
+    private long idsDestroyedAtGather;
+    /** Whether the last gather found CM channels ready: the poll set's revents say which. */
+    private boolean cmEventsReady;
+    /** Whether the last gather found device events ready. */
+    private boolean deviceEventsReady;
     private ByteBuffer pollFds;
     private long pollFdsAddress;
     private int pollsSinceEventCheck;
@@ -103,15 +108,6 @@ final class VerbsEventLoop implements EventLoop {
         return completionQueues;
     }
 
-    /** Runs the commands handed over so far, once per poll, before the first event or completion is handled. */
-    int beforeDispatch() {
-        if (commandsRan) {
-            return 0;
-        }
-        commandsRan = true;
-        return poller.runCommands(); // a command issued before this event is handled first
-    }
-
     RdmaEventChannel ownChannel() {
         return ownChannel;
     }
@@ -151,28 +147,48 @@ final class VerbsEventLoop implements EventLoop {
         }
     }
 
+    /**
+     * {@inheritDoc} Here: a batch of completions from each CQ, and (every poll after a blocking wait or a CM event,
+     * otherwise every {@value #EVENT_CHECK_INTERVAL}th) which CM channels have an event and whether the device
+     * reported one.
+     */
     @Override
-    public int poll() {
+    public int gather() {
+        cmEventsReady = false;
+        deviceEventsReady = false;
         if (closed) {
             return 0;
         }
-        int work = 0;
-        commandsRan = false;
-        boolean deviceEventsReady = false;
+        int ready = 0;
         if (eventsReady || ++pollsSinceEventCheck >= EVENT_CHECK_INTERVAL) {
             pollsSinceEventCheck = 0;
             eventsReady = false;
             if (NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 1, 0) > 0) {
-                work += beforeDispatch();
+                cmEventsReady = true;
+                idsDestroyedAtGather = idsDestroyed;
                 deviceEventsReady = pollFds.getShort(asyncSlot() * PollFd.SIZE + PollFd.REVENTS) != 0;
-                for (int i = 0; i < channels.size() && !closed; i++) { // a command may add a listener's channel
-                    work += drainCmEvents(i);
-                }
+                ready++;
+            }
+        }
+        try {
+            ready += completionQueues.gather();
+        } catch (RuntimeException e) {
+            poller.recordError("verbs completion", e);
+        }
+        return ready;
+    }
+
+    @Override
+    public int dispatch() {
+        int work = 0;
+        if (cmEventsReady) {
+            for (int i = 0; i < channels.size() && !closed; i++) { // a command may have added a listener's channel
+                work += readCmEvent(i);
             }
         }
         if (!closed) {
             try {
-                work += completionQueues.drainAll();
+                work += completionQueues.dispatch();
             } catch (RuntimeException e) {
                 poller.recordError("verbs completion", e);
             }
@@ -182,6 +198,8 @@ final class VerbsEventLoop implements EventLoop {
             work += deviceEvents.drain(this);
             pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd()); // -1 once it failed
         }
+        cmEventsReady = false;
+        deviceEventsReady = false;
         return work;
     }
 
@@ -212,29 +230,28 @@ final class VerbsEventLoop implements EventLoop {
     }
 
     /**
-     * Reads the CM events waiting on the channel in poll slot {@code slot}, one per readiness check, each after the
-     * commands handed over before it arrived: librdmacm acts while it reads an event (it answers a connect response
-     * with the RTU), so a cancel issued before the peer's answer arrived must run before that answer is read.
-     * Draining the channel after one check would read events that arrived after the commands ran. A command that
-     * destroyed an id took that id's waiting events along, so the event seen may be gone: readiness is checked again.
+     * Reads one CM event from the channel in poll slot {@code slot} if the gather found it ready: the poller has run
+     * the commands handed over before then, and librdmacm acts while it reads an event (it answers a connect
+     * response with the RTU), so a cancel issued before the peer's answer arrived runs before that answer is read.
+     * One event per check: a second would be one that may have arrived after the commands ran; the next gather
+     * looks again at once. A command that destroyed an id took that id's waiting events along, so after one the
+     * event seen may be gone: the channel is left to the next gather.
      */
-    private int drainCmEvents(int slot) {
-        Channel channel = channels.get(slot);
-        int work = 0;
-        while (!closed && NativeVerbs.pollFds(pollFdsAddress + (long) slot * PollFd.SIZE, 1, 0) > 0) {
-            long destroyedBefore = idsDestroyed;
-            work += poller.runCommands();
-            if (idsDestroyed != destroyedBefore) {
-                continue;
-            }
-            int type = NativeVerbs.getCmEvent(channel.handle, eventInfoAddress, 0);
-            if (type < 0) {
-                break;
-            }
-            dispatch(type, channel);
-            work++;
+    private int readCmEvent(int slot) {
+        if (pollFds.getShort(slot * PollFd.SIZE + PollFd.REVENTS) == 0) {
+            return 0;
         }
-        return work;
+        eventsReady = true;
+        if (idsDestroyed != idsDestroyedAtGather) {
+            return 0;
+        }
+        Channel channel = channels.get(slot);
+        int type = NativeVerbs.getCmEvent(channel.handle, eventInfoAddress, 0);
+        if (type < 0) {
+            return 0;
+        }
+        dispatch(type, channel);
+        return 1;
     }
 
     private void dispatch(int type, Channel channel) {

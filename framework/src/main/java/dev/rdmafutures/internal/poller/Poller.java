@@ -212,9 +212,16 @@ public final class Poller implements PollerContext {
     }
 
     /**
-     * One duty cycle; returns the work done, 0 when idle. What the commands queued for the wire leaves before the
-     * events are read, so a lone operation waits for no socket or CQ; what the events and deadlines produced (the
-     * peer's responses, callbacks' next posts) leaves together at the end, so a burst costs one write or doorbell.
+     * One duty cycle, and the one place its order is kept; returns the work done, 0 when idle:
+     * <ol>
+     *   <li>the commands other threads handed over, then a flush: what they queued for the wire leaves before any
+     *       event is read, so a lone operation waits for no socket or CQ;</li>
+     *   <li>the event loop gathers what is ready, within its budget;</li>
+     *   <li>when anything is, the commands handed over meanwhile run before it is dispatched: a command issued before
+     *       an event was learnt of (a cancel before the peer's reply) goes first;</li>
+     *   <li>the dispatch, then the deadlines due, then one flush: what they produced (the peer's responses,
+     *       callbacks' next posts) leaves together, so a burst costs one write or doorbell.</li>
+     * </ol>
      */
     int doWork() {
         long start = System.nanoTime();
@@ -223,7 +230,10 @@ public final class Poller implements PollerContext {
             flushLoop();
         }
         try {
-            work += loop.poll();
+            if (loop.gather() > 0) {
+                work += runCommands();
+                work += Math.max(1, loop.dispatch());
+            }
         } catch (Throwable t) {
             errors.record("event loop poll", t);
             work++;
@@ -252,9 +262,8 @@ public final class Poller implements PollerContext {
                 Duration.ofNanos(System.nanoTime() - startedAt));
     }
 
-    /** {@inheritDoc} Other threads' commands first, as they were handed over before the owner's own ones. */
-    @Override
-    public int runCommands() {
+    /** Runs the commands handed over so far, in order; returns how many ran. */
+    private int runCommands() {
         return commands.run(COMMANDS_PER_CYCLE);
     }
 
