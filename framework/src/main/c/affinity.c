@@ -1,4 +1,7 @@
-/* The natives of DiSNI 2.1's com.ibm.disni.util.NativeAffinity: CPU masks of the calling thread (CPUs 0..63). */
+/*
+ * The natives of DiSNI 2.1's com.ibm.disni.util.NativeAffinity: CPU masks of the calling thread (CPUs 0..63);
+ * docs/native-abi.md §3.5.
+ */
 #define _GNU_SOURCE
 #include "jni_support.h"
 

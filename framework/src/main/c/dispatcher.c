@@ -1,7 +1,7 @@
 /*
- * The natives of DiSNI 2.1's com.ibm.disni.verbs.impl.NativeDispatcher (ABI version 32), written from the
- * contract in docs/disni-native-abi.md §1-§4: handles are pointers, creators throw IOException and return -1,
- * CM events are acknowledged before _getCmEvent returns.
+ * The natives of DiSNI 2.1's com.ibm.disni.verbs.impl.NativeDispatcher (ABI version 32); their contract is
+ * docs/native-abi.md §1-§4 (each native: §3): handles are pointers, creators throw IOException and return -1,
+ * CM events are acknowledged before _getCmEvent returns (§4.2).
  */
 #define _GNU_SOURCE
 #include "jni_support.h"

@@ -1,7 +1,8 @@
 /*
  * Shared helpers of libdisni: exception raising and handle conversion.
  *
- * Handles exchanged with Java are raw C pointers widened to jlong (see docs/disni-native-abi.md §1.2).
+ * Handles exchanged with Java are raw C pointers widened to jlong (docs/native-abi.md §1.2); the IOException
+ * message format of throw_io is part of the ABI (§1.3).
  * Only JNIEXPORT functions are visible outside the library (built with -fvisibility=hidden).
  */
 #ifndef RDMAFUTURES_JNI_SUPPORT_H

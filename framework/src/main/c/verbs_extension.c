@@ -1,12 +1,8 @@
 /*
- * The calls DiSNI 2.1 lacks (docs/disni-native-abi.md §6), as static natives of
- * dev.rdmafutures.verbs.jni.NativeVerbs. Convention: >= 0 on success, negative errno on failure, no exceptions;
- * out-structures are little-endian and written in full (reserved bytes zeroed).
- * Where we differ from or go beyond §6 (NativeVerbs' Javadoc says the same): the DeviceInfo record is 136 bytes,
- * max_sge_rd at 128; createQp/createQpDetached take the SRQ but no QP type (always RC, sq_sig_all 0); connect
- * takes srq for the detached path; destroyQp (rdma_destroy_qp), postSrqRecv, createSrq without a limit
- * (modifySrqLimit arms it), getCqEvents (every waiting event, acknowledged, in one call, in place of getCqEvent),
- * and layout, the self-check of the structures Java serializes.
+ * The calls DiSNI 2.1 lacks, as static natives of dev.rdmafutures.verbs.jni.NativeVerbs; their contract, record
+ * layouts included, is docs/native-abi.md §6 (why each exists: §5). Convention (§6.1): >= 0 on success, negative
+ * errno on failure, no exceptions; out-structures are little-endian and written in full (reserved bytes zeroed).
+ * A change here changes that document, NativeVerbs and, for offsets Java uses, NativeLayout (§7).
  */
 #define _GNU_SOURCE
 #include "jni_support.h"
@@ -97,7 +93,7 @@ JNIEXPORT jint EXTENSION(queryDevice)(JNIEnv *env, jclass type, jlong context, j
     put_u64(o, 112, ex.device_cap_flags_ex);
     put_u32(o, 120, verbs->device->transport_type == IBV_TRANSPORT_IWARP ? 1 : 0);
     put_u32(o, 124, a->phys_port_cnt);
-    put_u32(o, 128, (uint32_t) a->max_sge_rd); /* beyond the ABI document's 128 bytes: ours */
+    put_u32(o, 128, (uint32_t) a->max_sge_rd); /* DeviceInfo: docs/native-abi.md §6.2 */
     return 0;
 }
 

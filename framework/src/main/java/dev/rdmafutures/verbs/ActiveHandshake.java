@@ -206,7 +206,7 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
                 event.privateData());
         connection.queuePair().shortenRnrTimer(); // librdmacm moved the QP to RTS before it reported ESTABLISHED
         if (spec.twoPhase()) {
-            // The CM established the QP already (it is attached); the second phase is local (ABI doc §5.5).
+            // The CM established the QP already (it is attached); the second phase is local (docs/native-abi.md §5.5).
             lifecycle.accepted();
             events.onAccepted(this, connectionData);
             return;

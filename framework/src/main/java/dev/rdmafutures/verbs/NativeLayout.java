@@ -10,9 +10,9 @@ import java.util.Arrays;
 
 /**
  * Byte offsets of the native records this provider reads and writes: those our libdisni's extension fills in
- * ({@code verbs_extension.c}, little-endian, ABI document §6) and the few libibverbs and libc structures built in
- * Java (rdma-core 44, x86_64). One place for every offset, so no code reads a bare number; {@link #verify()} checks
- * the libibverbs ones against the headers the library was compiled with.
+ * ({@code verbs_extension.c}, little-endian, {@code docs/native-abi.md} §6) and the few libibverbs and libc
+ * structures built in Java (rdma-core 44, x86_64; §2). One place for every offset, so no code reads a bare number;
+ * {@link #verify()} checks the libibverbs ones against the headers the library was compiled with (§2.6).
  */
 final class NativeLayout {
     /** What {@code NativeVerbs.layout} reports, in its order: the structures and constants Java writes. */

@@ -10,8 +10,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Maps errno values, failed DiSNI calls, CM event statuses and work-completion statuses to statuses (ABI document
- * §5.6), and defines the one private-data marker this provider puts on the wire.
+ * Maps errno values, failed DiSNI calls, CM event statuses and work-completion statuses to statuses
+ * ({@code docs/native-abi.md} §5.6), and defines the one private-data marker this provider puts on the wire.
  */
 final class VerbsErrors {
     static final int EPERM = 1;

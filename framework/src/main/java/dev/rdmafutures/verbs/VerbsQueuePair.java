@@ -69,9 +69,9 @@ final class VerbsQueuePair implements PendingPosts {
 
     /**
      * Creates the CQ; {@link #open} then creates the QP. {@code detached}: a two-phase connect on IB/RoCE, whose QP
-     * the CM does not own, so that the CM stops at CONNECT_RESPONSE (ABI document §5.5). {@code sharedQueue}: where
-     * the QP takes its receives from, or null for its own receive queue; {@code connectionEvents}: the connection
-     * its receives report having arrived on.
+     * the CM does not own, so that the CM stops at CONNECT_RESPONSE ({@code docs/native-abi.md} §5.5).
+     * {@code sharedQueue}: where the QP takes its receives from, or null for its own receive queue;
+     * {@code connectionEvents}: the connection its receives report having arrived on.
      */
     VerbsQueuePair(VerbsConnection connection, VerbsEventLoop loop, boolean detached, QueueDepths depths,
                    VerbsSharedReceiveQueue sharedQueue, ConnectionEvents connectionEvents) throws IOException {

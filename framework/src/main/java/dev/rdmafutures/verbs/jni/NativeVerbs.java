@@ -2,7 +2,7 @@ package dev.rdmafutures.verbs.jni;
 
 /**
  * The calls DiSNI 2.1 lacks, implemented in the same {@code libdisni.so} as DiSNI's own natives
- * (docs: {@code disni-native-abi.md} §6; {@code verbs_extension.c} lists where we go beyond it). Handles are the
+ * ({@code verbs_extension.c}; contract and record layouts: {@code docs/native-abi.md} §6). Handles are the
  * pointer values DiSNI's objects report through {@code getObjId()} and the pointers these calls return; results are
  * {@code >= 0} on success and a negative errno on failure; {@code out} arguments are addresses of native-order direct
  * buffers of at least the documented size. Work-request lists are {@code struct ibv_send_wr}/{@code ibv_recv_wr}
@@ -12,7 +12,7 @@ package dev.rdmafutures.verbs.jni;
 public final class NativeVerbs {
     /** Size of the event record {@link #getCmEvent} writes. */
     public static final int CM_EVENT_INFO_SIZE = 304;
-    /** Size of the record {@link #queryDevice} writes: the ABI document's 128 bytes and {@code max_sge_rd} at 128. */
+    /** Size of the record {@link #queryDevice} writes ({@code docs/native-abi.md} §6.2). */
     public static final int DEVICE_INFO_SIZE = 136;
     /** Size of the record {@link #queryQp} writes. */
     public static final int QP_INFO_SIZE = 48;
