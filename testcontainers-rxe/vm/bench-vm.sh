@@ -60,14 +60,14 @@ java_run() { # java_run NAME ARGS...: one JVM run (java ARGS) logged to OUT/NAME
     echo "bench-vm: $name on $DEV"
     rc=0
     timeout -k 10 "$LIMIT" java "$@" > "$log" 2>&1 || rc=$?
-    # Under TCG, JIT-compiled code faults now and then, always where HotSpot patches the entry of a compiled
-    # method while other threads run: a JVM (a JMH fork, its runner, any Java program) crashes with SIGSEGV or
-    # SIGILL (JMH notes a crashed fork, drops its result and carries on with exit 0), or a thread jumps into the
-    # middle of the patched instruction, the guest kernel reports an oops and ends that one thread, and the JVM
-    # waits for it for ever. About one JVM run in ten does so here, and some programs more often: AllocationCheck on
-    # siw0 crashed in 1 of 4 runs in one boot, and in 3 attempts out of 3 in one CI run. Such a run (a JVM crash, or
-    # no result by the deadline: timeout kills the runner and its fork) is repeated up to four times (one repeat left
-    # a device pass of 17 JVM runs failing about one time in seven); any other failure is not.
+    # Under multi-threaded TCG, QEMU can execute an instruction HotSpot is patching at the entry of a compiled method
+    # half old, half new (docs/profiles/2026-11-24-setup-rate-vm.md, "JVM abort"): a JVM (a JMH fork, its runner,
+    # any Java program) crashes with SIGSEGV or SIGILL (JMH notes a crashed fork, drops its result and carries on
+    # with exit 0), or the guest kernel ends the thread with an oops and the JVM waits for it for ever. That says
+    # nothing about the code under test, and it is frequent: about one JVM run in ten, more for some programs, so a
+    # device pass of 17 JVM runs seldom gets through without a repeat, and with a single repeat about one pass in
+    # seven still failed. So such a run (a JVM crash, or no result by the deadline: timeout kills the runner and its
+    # fork) is repeated up to four times; any other failure is not.
     why=
     if [ $rc = 124 ] || [ $rc = 137 ]; then why="no result within ${LIMIT}s"
     elif grep -q 'A fatal error has been detected' "$log"; then why="a JVM crashed"

@@ -1,3 +1,6 @@
+# The per-round tables of 2026-11-24-setup-rate-vm.md from one setup-rate-vm.sh raw directory: each round's connect
+# time, cmtime against the soft and verbs listeners and the verbs connector, then each peer's JVM and stage figures.
+# Usage: python3 rounds.py RAW_DIR [DEVICE]   (DEVICE: siw0 unless told)
 import json, re, sys, glob, os
 d = sys.argv[1]; dev = sys.argv[2] if len(sys.argv) > 2 else "siw0"
 def connect_ms(path):

@@ -51,7 +51,7 @@ class SoftIdleConnectionsTest extends ConformanceSupport {
             assertThat(await(connectPair(listener).client().read(sink.slice(0, 8), served.remote(), 0,
                     OperationFlags.NONE)).bytes()).isEqualTo(8);
         }
-        // Each end used to keep an 8 KiB inbound staging buffer for life: two per connection.
+        // An inbound staging buffer (8 KiB) kept for life by each end would make two per connection.
         assertThat(directBuffers() - before).as("direct buffers allocated for %d idle connections", CONNECTIONS)
                 .isLessThan(CONNECTIONS / 4);
     }

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * RDMA lets a region's owner change it while peers read it: the reader gets some of the bytes, never a broken
  * connection. With MPA CRCs on, soft's Read Responses are CRC'd and sent from one copy, so a response whose source
- * changed after it was framed still matches its CRC (it used to be CRC'd over live memory and sent later: the peer
- * saw a CRC mismatch and terminated, found by the KV sample).
+ * changed after it was framed still matches its CRC (a CRC over live memory, sent later, would not: the peer would
+ * see a mismatch and terminate the stream; the KV sample reads slots while they change).
  */
 class SoftReadResponseSnapshotTest {
     private static final int SIZE = 4096;

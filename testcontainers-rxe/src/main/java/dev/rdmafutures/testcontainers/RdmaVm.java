@@ -141,8 +141,8 @@ public final class RdmaVm {
         }
 
         /**
-         * Virtual CPUs, 1..4. One is the default: under multi-threaded TCG, two have crashed JVMs in freshly
-         * JIT-compiled code.
+         * Virtual CPUs, 1..4. One is the default: under multi-threaded TCG, two let a JVM crash in freshly
+         * JIT-compiled code (QEMU's translator races HotSpot's patching of a compiled method's entry).
          */
         public Builder cpus(int count) {
             if (count < 1 || count > 4) {

@@ -92,7 +92,7 @@ public final class Poller implements PollerContext {
             throw notOwner();
         }
         if (cycle.isHeld()) {
-            return running ? doWork() : 0; // a wait inside one of this owner's callbacks polls on, as before
+            return running ? doWork() : 0; // a wait in a callback of this cycle, which holds the gate: poll nested
         }
         if (!running || !cycle.hold()) {
             return 0; // closing or closed
