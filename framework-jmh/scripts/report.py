@@ -236,7 +236,7 @@ def placement_markdown(path):
 
 
 def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgrate, vm_rates):
-    lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see the project README).",
+    lines = [f"# Benchmark run {os.path.basename(out_dir)}", "", "Produced by `bin/bench` (see docs/benchmarks/README.md).",
              "Ratios compare numbers from this one run; the VM's RDMA is emulated (TCG), so only its ratios mean "
              "anything.", "", "```", machine.strip(), "```", "", "## Targets (issues 6 and 16)", "",
              "| target | goal | ratio | measured | met |", "|---|---|---|---|---|"]

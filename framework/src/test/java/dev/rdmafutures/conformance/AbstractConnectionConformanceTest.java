@@ -30,7 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
-/** NDK semantics of connecting and accepting (ndk-semantics §2 and §4), for any provider. */
+/**
+ * Connecting and accepting as NDK defines them (NdkConnect, NdkCompleteConnect, NdkAcceptEx, NdkReject), for any
+ * provider.
+ */
 public abstract class AbstractConnectionConformanceTest extends ConformanceSupport {
 
     private static byte[] bytes(String s) {

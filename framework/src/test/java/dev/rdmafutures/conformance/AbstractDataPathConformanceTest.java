@@ -29,7 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The data path (ndk-semantics §5): READ, WRITE, SEND/RECEIVE, flags, limits and errors, for any provider. */
+/**
+ * The data path as RdmaConnection documents it (NDK's NdkRead, NdkWrite, NdkSend, NdkReceive): READ, WRITE,
+ * SEND/RECEIVE, flags, limits and errors, for any provider.
+ */
 public abstract class AbstractDataPathConformanceTest extends ConformanceSupport {
     private static final Access[] ALL = {Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE};
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 
-/** Where futures complete and what the poller refuses (ndk-semantics §6), for any provider. */
+/** Where futures complete and what the poller refuses (NDK's request completion callbacks), for any provider. */
 public abstract class AbstractPollerConformanceTest extends ConformanceSupport {
 
     /** The thread that completes {@code runtime}'s side of a connection when the peer disconnects. */

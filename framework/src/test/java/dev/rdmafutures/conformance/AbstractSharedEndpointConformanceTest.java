@@ -11,7 +11,7 @@ import dev.rdmafutures.Status;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** NdkConnectWithSharedEndpoint semantics (ndk-semantics §3), for any provider. */
+/** NdkConnectWithSharedEndpoint semantics, as SharedEndpoint documents them, for any provider. */
 public abstract class AbstractSharedEndpointConformanceTest extends ConformanceSupport {
 
     @Test

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Tag;
  * Coverage-guided fuzzing (Jazzer) of the MPA request/reply parser: whatever a peer sends, {@code decode} returns a
  * message, asks for more bytes without consuming any, or throws its typed {@link MpaProtocolException}; a message it
  * returns consumed exactly its bytes and encodes back to bytes that decode to the same message. The committed corpus
- * ({@code MpaMessageFuzzTestInputs}) runs in every build; {@code JAZZER_FUZZ=1} fuzzes (README, Tests).
+ * ({@code MpaMessageFuzzTestInputs}) runs in every build; {@code JAZZER_FUZZ=1} fuzzes (docs/testing.md).
  */
 @Tag("jazzer") // its own test JVM, without -Xcheck:jni (framework/pom.xml)
 class MpaMessageFuzzTest {
