@@ -117,4 +117,12 @@ public interface AdapterInfo {
      * the handshake timeout) rather than terminating the connection (kernel iWARP).
      */
     boolean sendWaitsForPeerReceive();
+
+    /**
+     * Whether a READ may carry {@link OperationFlags#READ_FENCE}; where false, such a READ is refused with
+     * {@link Status#NOT_SUPPORTED} before it is posted and the connection stays up (fencing other operations behind
+     * earlier READs works everywhere). soft: true. verbs: false on siw, Linux's soft-iWARP, which fails a fenced READ
+     * and with it the queue pair; true elsewhere.
+     */
+    boolean isReadFenceOnReadSupported();
 }

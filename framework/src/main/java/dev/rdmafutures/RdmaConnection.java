@@ -46,6 +46,8 @@ import java.util.concurrent.CompletableFuture;
  *       <td>{@link Status#INVALID_DEVICE_STATE}</td></tr>
  *   <tr><td>Send with Invalidate where {@link AdapterInfo#isRemoteInvalidateSupported()} is false</td>
  *       <td>{@link Status#NOT_SUPPORTED}</td></tr>
+ *   <tr><td>a READ with {@link OperationFlags#READ_FENCE} where {@link AdapterInfo#isReadFenceOnReadSupported()} is
+ *       false</td><td>{@link Status#NOT_SUPPORTED}</td></tr>
  *   <tr><td>no free slot in the queue the operation goes to ({@link Admission#failFast()})</td>
  *       <td>{@link Status#INSUFFICIENT_RESOURCES}</td></tr>
  * </table>

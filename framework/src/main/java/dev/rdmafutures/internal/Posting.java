@@ -177,6 +177,11 @@ final class Posting {
             return refuse(Status.NOT_SUPPORTED, explain ? runtime.adapterInfo().deviceName() + " cannot invalidate a "
                     + "peer's region token remotely (AdapterInfo.isRemoteInvalidateSupported)" : null);
         }
+        if (kind == WorkRequest.Kind.READ && flags.contains(OperationFlags.READ_FENCE)
+                && !runtime.adapterInfo().isReadFenceOnReadSupported()) {
+            return refuse(Status.NOT_SUPPORTED, explain ? runtime.adapterInfo().deviceName() + " cannot fence a READ "
+                    + "(AdapterInfo.isReadFenceOnReadSupported); fence the operations after it instead" : null);
+        }
         long length = length(local);
         if (remote != null && (remoteOffset < 0 || remoteOffset + length > remote.length())) {
             return refuse(Status.REMOTE_RESOURCES, explain ? "[" + remoteOffset + ", +" + length

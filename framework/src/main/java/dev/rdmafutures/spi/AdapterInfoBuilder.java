@@ -32,6 +32,7 @@ public final class AdapterInfoBuilder {
     private boolean regionInvalidateSupported = true;
     private boolean passiveAcceptWaitsForCompleteConnect = true;
     private boolean sendWaitsForPeerReceive = true;
+    private boolean readFenceOnReadSupported = true;
 
     /** A builder with nothing set. */
     public AdapterInfoBuilder() {
@@ -138,6 +139,12 @@ public final class AdapterInfoBuilder {
         return this;
     }
 
+    /** Default true. */
+    public AdapterInfoBuilder readFenceOnReadSupported(boolean supported) {
+        this.readFenceOnReadSupported = supported;
+        return this;
+    }
+
     /** Validates and builds. */
     public AdapterInfo build() {
         new ReadLimits(maxInboundReadLimit, maxOutboundReadLimit);
@@ -176,6 +183,7 @@ public final class AdapterInfoBuilder {
         private final boolean regionInvalidateSupported;
         private final boolean passiveAcceptWaitsForCompleteConnect;
         private final boolean sendWaitsForPeerReceive;
+        private final boolean readFenceOnReadSupported;
 
         private Built(AdapterInfoBuilder b) {
             this.providerName = Objects.requireNonNull(b.providerName, "providerName");
@@ -199,6 +207,7 @@ public final class AdapterInfoBuilder {
             this.regionInvalidateSupported = b.regionInvalidateSupported;
             this.passiveAcceptWaitsForCompleteConnect = b.passiveAcceptWaitsForCompleteConnect;
             this.sendWaitsForPeerReceive = b.sendWaitsForPeerReceive;
+            this.readFenceOnReadSupported = b.readFenceOnReadSupported;
         }
 
         @Override
@@ -304,6 +313,11 @@ public final class AdapterInfoBuilder {
         @Override
         public boolean sendWaitsForPeerReceive() {
             return sendWaitsForPeerReceive;
+        }
+
+        @Override
+        public boolean isReadFenceOnReadSupported() {
+            return readFenceOnReadSupported;
         }
 
         @Override

@@ -92,6 +92,7 @@ record DeviceCapabilities(AdapterInfo adapterInfo, int maxReadSge, boolean short
                 .regionInvalidateSupported(false)
                 .passiveAcceptWaitsForCompleteConnect(!iwarp)
                 .sendWaitsForPeerReceive(!iwarp)
+                .readFenceOnReadSupported(vendor != SIW_VENDOR_ID) // siw's post_send: "A READ cannot be fenced"
                 .build();
         int invalidatedFlags = NativeLayout.Completion.WITH_INV | (rxe ? KERNEL_WITH_INVALIDATE : 0);
         return new DeviceCapabilities(info, maxReadSge, shortCrossings, invalidatedFlags,

@@ -217,10 +217,12 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
         CompletableFuture<Completion> serverReceive = pair.server().receive(serverInbox);
         await(pair.server().read(serverInbox.slice(0, 0), local.remote(), 0, OperationFlags.NONE));
         ScatterGatherList halves = new ScatterGatherList(2).add(local, 64, 16).add(local, 96, 16);
+        OperationFlags fence = client.adapterInfo().isReadFenceOnReadSupported()
+                ? OperationFlags.READ_FENCE : OperationFlags.NONE;
         var batch = pair.client().batch()
                 .receive(clientInbox)
                 .write(local.slice(0, 64), remote.remote(), 128, OperationFlags.NONE)
-                .read(halves, remote.remote(), 0, OperationFlags.READ_FENCE)
+                .read(halves, remote.remote(), 0, fence)
                 .send(local.slice(200, 40), OperationFlags.NONE);
         List<CompletableFuture<Completion>> results = batch.post();
         assertThat(results).hasSize(4);
@@ -244,15 +246,18 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
         MemoryRegion local = register(client, 16, ALL);
         MemoryRegion target = register(server, 16, ALL);
         MemoryRegion rxBuffer = register(server, 16, ALL);
+        if (!client.adapterInfo().isRemoteInvalidateSupported()) {
+            awaitFailure(pair.client().batch().sendAndInvalidate(local.slice(0, 8), target.token(),
+                    OperationFlags.NONE).post().get(0), Status.NOT_SUPPORTED);
+            assertThat(target.isValid()).isTrue();
+            return;
+        }
+        assumeTrue(server.adapterInfo().isRegionInvalidateSupported(), server.adapterInfo().deviceName()
+                + " revokes no region tokens (AdapterInfo.isRegionInvalidateSupported); its windows have their suite");
         CompletableFuture<Completion> rx = pair.server().receive(rxBuffer);
         await(pair.server().read(rxBuffer.slice(0, 0), local.remote(), 0, OperationFlags.NONE));
         List<CompletableFuture<Completion>> results = pair.client().batch()
                 .sendAndInvalidate(local.slice(0, 8), target.token(), OperationFlags.NONE).post();
-        if (!client.adapterInfo().isRemoteInvalidateSupported()) {
-            awaitFailure(results.get(0), Status.NOT_SUPPORTED);
-            assertThat(target.isValid()).isTrue();
-            return;
-        }
         await(results.get(0));
         assertThat(await(rx).invalidatedToken()).hasValue(target.token());
         assertThat(target.isValid()).isFalse();

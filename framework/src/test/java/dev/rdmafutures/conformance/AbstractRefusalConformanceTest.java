@@ -92,6 +92,12 @@ public abstract class AbstractRefusalConformanceTest extends ConformanceSupport 
         }
         refused(c, Status.INVALID_PARAMETER, () -> c.write(tooMany, remote, 0, OperationFlags.NONE),
                 () -> c.write(tooMany, remote, 0, OperationFlags.NONE, counting, 1));
+        if (client.adapterInfo().isReadFenceOnReadSupported()) {
+            assertThat(await(c.read(local.slice(0, 8), remote, 0, OperationFlags.READ_FENCE)).bytes()).isEqualTo(8);
+        } else {
+            refused(c, Status.NOT_SUPPORTED, () -> c.read(local.slice(0, 8), remote, 0, OperationFlags.READ_FENCE),
+                    () -> c.read(local.slice(0, 8), remote, 0, OperationFlags.READ_FENCE, counting, 1));
+        }
         assertThat(callbacks).as("callbacks of refused posts").hasValue(0);
         assertThat(await(c.read(local.slice(0, 64), remote, 0, OperationFlags.NONE)).bytes()).isEqualTo(64);
         assertThat(c.isConnected()).isTrue();
