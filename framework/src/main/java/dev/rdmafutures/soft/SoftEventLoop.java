@@ -68,6 +68,8 @@ final class SoftEventLoop implements EventLoop {
     private final Consumer<SelectionKey> collector = readyKeys::add;
     /** Whether the last gather found busy connections, which the dispatch reads directly. */
     private boolean readBusy;
+    /** Dispatches so far: tells a connection read for its key in this dispatch from one read in an earlier one. */
+    private long dispatches;
 
     SoftEventLoop(SoftDevice device, PollerContext poller) {
         this.device = device;
@@ -85,6 +87,11 @@ final class SoftEventLoop implements EventLoop {
 
     PollerContext poller() {
         return poller;
+    }
+
+    /** How many dispatches this loop has run. */
+    long dispatches() {
+        return dispatches;
     }
 
     /** The direct buffers this poller's sockets write headers, trailers and copies from and parse inbound bytes in. */
@@ -175,15 +182,26 @@ final class SoftEventLoop implements EventLoop {
         }
     }
 
+    /**
+     * {@inheritDoc} The selected keys first (accepts, connects, room to write, bytes on sockets the selector
+     * watches), then the direct reads of busy connections, except one a key of this dispatch has just read: the
+     * selection, made before any read, reports a busy socket's bytes too, and they are read once.
+     */
     @Override
     public int dispatch() {
+        dispatches++;
         int work = 0;
+        for (int i = 0; i < readyKeys.size() && !closed; i++) {
+            dispatch(readyKeys.get(i));
+            work++;
+        }
+        readyKeys.clear();
         if (readBusy) {
             // By index: a connection that closes while reading leaves the list, the last one taking its place
             // (which then waits a poll).
             for (int i = 0; i < established.size() && !closed; i++) {
                 SoftConnection connection = established.get(i);
-                if (!connection.busy) {
+                if (!connection.busy || connection.keyReadInDispatch == dispatches) {
                     continue;
                 }
                 if (connection.readDirectly()) {
@@ -197,11 +215,6 @@ final class SoftEventLoop implements EventLoop {
                 }
             }
         }
-        for (int i = 0; i < readyKeys.size() && !closed; i++) {
-            dispatch(readyKeys.get(i));
-            work++;
-        }
-        readyKeys.clear();
         return work;
     }
 

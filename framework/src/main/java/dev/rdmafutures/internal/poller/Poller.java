@@ -232,7 +232,7 @@ public final class Poller implements PollerContext {
         try {
             if (loop.gather() > 0) {
                 work += runCommands();
-                work += Math.max(1, loop.dispatch());
+                work += loop.dispatch();
             }
         } catch (Throwable t) {
             errors.record("event loop poll", t);
