@@ -9,8 +9,8 @@ import java.util.Objects;
  *
  * <ul>
  *   <li>{@link #failFast()}, the default and NDK's rule: the post is refused at once with
- *       {@link Status#INSUFFICIENT_RESOURCES} (the future form fails its future, the callback form throws), and the
- *       caller decides when to post again.</li>
+ *       {@link Status#INSUFFICIENT_RESOURCES} (the future form fails its future, the callback form returns it), and
+ *       the caller decides when to post again.</li>
  *   <li>{@link #waitForSlot(Duration, int)}: the operation waits for a slot in arrival order, without a thread per
  *       waiter, and is handed to the device as soon as one frees. A wait that lasts {@code maxWait} without a slot
  *       ends the operation with {@link Status#INSUFFICIENT_RESOURCES} through its future or callback, and a post that

@@ -2,9 +2,10 @@ package dev.rdmafutures;
 
 /**
  * The allocation-free alternative to futures, NDK's {@code RequestCompletion}: the runtime calls it exactly once per
- * posted operation, with the {@code context} given at the post, on the poller thread (or the runtime's completion
- * executor). Keep it short and non-blocking; posting the next operation from it is the intended use: the
- * operation's queue slot is free before the callback runs.
+ * operation whose post returned {@link Status#SUCCESS}, with the {@code context} given at the post, on the poller
+ * thread (or the runtime's completion executor), and never for a post that returned its refusal. Keep it short and
+ * non-blocking; posting the next operation from it is the intended use: the operation's queue slot is free before
+ * the callback runs.
  *
  * <p>Steady state allocates nothing when operations are posted from the poller thread (from this callback, or on a
  * runtime the application drives with {@code pollerThreads(0)}) and no completion executor is set: the runtime

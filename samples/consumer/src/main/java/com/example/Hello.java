@@ -2,6 +2,7 @@ package com.example;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
@@ -23,7 +24,8 @@ public final class Hello {
             MemoryRegion exposed = runtime.register(ByteBuffer.allocateDirect(64).put(greeting).flip(),
                     Access.REMOTE_READ);
             MemoryRegion sink = runtime.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
-            int bytes = client.read(sink, 0, exposed.remote(), 0, greeting.length).get().bytes();
+            int bytes = client.read(sink.slice(0, greeting.length), exposed.remote(), 0, OperationFlags.NONE)
+                    .get().bytes();
 
             byte[] read = new byte[bytes];
             sink.buffer().get(0, read);
