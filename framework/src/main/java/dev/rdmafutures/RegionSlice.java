@@ -19,6 +19,11 @@ public record RegionSlice(MemoryRegion region, int offset, int length) implement
      *                              {@link Status#ACCESS_VIOLATION} for a span outside the region
      */
     public RegionSlice {
+        checkSpan(region, offset, length);
+    }
+
+    /** The checks of a span of a region, shared with {@link ScatterGatherList#add}: throws as the constructor does. */
+    static void checkSpan(MemoryRegion region, int offset, int length) {
         Objects.requireNonNull(region, "region");
         if (offset < 0 || length < 0) {
             throw new RdmaException(Status.INVALID_PARAMETER, "negative offset or length: " + offset + ", " + length);

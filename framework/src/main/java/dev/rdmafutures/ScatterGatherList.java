@@ -52,14 +52,7 @@ public final class ScatterGatherList implements LocalBuffer {
      *                       reaches outside the region. The list is unchanged.
      */
     public ScatterGatherList add(MemoryRegion region, int offset, int length) {
-        Objects.requireNonNull(region, "region");
-        if (offset < 0 || length < 0) {
-            throw new RdmaException(Status.INVALID_PARAMETER, "negative offset or length: " + offset + ", " + length);
-        }
-        if ((long) offset + length > region.length()) {
-            throw new RdmaException(Status.ACCESS_VIOLATION, "segment [" + offset + ", +" + length
-                    + ") is outside the region of " + region.length() + " bytes");
-        }
+        RegionSlice.checkSpan(region, offset, length);
         if (size == regions.length) {
             throw new RdmaException(Status.INVALID_PARAMETER, "this list is full (" + regions.length
                     + " segments); clear() it or create a larger one");
