@@ -53,7 +53,7 @@ echo "bench-vm: perftest ib_read_bw on $DEV"
 # The window is the send queue depth and the outstanding reads, as the JMH throughput benchmarks keep them.
 for w in $WINDOWS; do perftest ib_read_bw "perftest-bw-$DEV-$w" -s 65536 -n "$N" -t "$w" -o "$w"; done
 
-FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=$NATIVE -Dbench.device=$DEV -Dbench.address=$ADDR"
+FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Djava.library.path=$NATIVE -Dbench.device=$DEV -Dbench.address=$ADDR"
 java_run() { # java_run NAME ARGS...: one JVM run (java ARGS) logged to OUT/NAME-DEV.log, repeated if TCG broke it
   local name=$1 attempt rc why log="$OUT/$1-$DEV.log"; shift
   for attempt in 1 2 3 4 5; do

@@ -10,7 +10,7 @@ SMALL=(--connections 4 --window 4 --keys 1000 --value-size 128 --warmup 3 --dura
 LOG=$(mktemp)
 for attempt in 1 2; do
   rc=0
-  timeout -k 10 300 java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path="$NATIVE" \
+  timeout -k 10 300 java --add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Djava.library.path="$NATIVE" \
     -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$CP" dev.rdmafutures.samples.kv.KvBench \
     --provider verbs --device "$DEV" --address "$ADDR" "${SMALL[@]}" "$@" > "$LOG" 2>&1 || rc=$?
   cat "$LOG"

@@ -20,7 +20,7 @@ KV_ONLY=0
 CP=$1
 KV_CP=$2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=$ROOT/framework/target/native"
+FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Djava.library.path=$ROOT/verbs/target/native"
 FLAGS="$FLAGS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.logFile=System.out"   # one stream: whole lines
 J="java -cp $CP $FLAGS"
 JKV="java -cp $KV_CP $FLAGS"

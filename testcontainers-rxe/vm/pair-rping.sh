@@ -5,7 +5,7 @@
 set -u
 CP=$1
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-J="java -cp $CP --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=$ROOT/framework/target/native"
+J="java -cp $CP --add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Djava.library.path=$ROOT/verbs/target/native"
 J="$J -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dprovider=verbs"
 out=$(RXEVM_SMP=1 "$ROOT/testcontainers-rxe/vm/rdma-vm" pair \
   'rping -s -a 192.168.100.1 -p 7174 -C 5 -v -S 4096' \

@@ -43,7 +43,7 @@ ROUND_LIMIT=${SETUP_ROUND_LIMIT:-120}
 LIMIT=${BENCH_RUN_LIMIT:-600}
 [ -n "$LIMIT" ] || LIMIT=600
 PREFIX=$OUT/setup-rate-$DEV
-JAVA=(java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path="$NATIVE" -Dbench.device="$DEV"
+JAVA=(java --add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Djava.library.path="$NATIVE" -Dbench.device="$DEV"
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn)
 # jfr NAME: the JVM options that record PAIR NAME's flight recording, when SETUP_RATE_JFR=1
 jfr() {

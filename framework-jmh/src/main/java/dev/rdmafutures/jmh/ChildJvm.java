@@ -41,7 +41,8 @@ final class ChildJvm implements AutoCloseable {
         command.add("-XX:+ErrorFileToStderr");
         command.add("-Djava.library.path=" + System.getProperty("java.library.path"));
         if (Object.class.getModule().isExported("sun.nio.ch", ChildJvm.class.getModule())) {
-            command.addAll(List.of("--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED"));
+            command.addAll(List.of("--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+                    "--enable-native-access=ALL-UNNAMED"));
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));

@@ -11,11 +11,17 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 
-/** Connects to itself over loopback on the soft provider and reads a peer's memory with one RDMA READ. */
+/**
+ * Connects to itself and reads a peer's memory with one RDMA READ. Usage: {@code Hello [provider [address]]}; by
+ * default the soft provider over loopback, or for instance {@code Hello verbs 10.0.2.15} on an RDMA device with that
+ * address (the verbs provider needs {@code rdmafutures-verbs} on the class path: {@code mvn -P verbs}).
+ */
 public final class Hello {
     public static void main(String[] args) throws Exception {
-        try (RdmaRuntime runtime = RdmaRuntime.builder().provider("soft").build()) {
-            RdmaListener listener = runtime.listen(new InetSocketAddress("127.0.0.1", 0));
+        String provider = args.length > 0 ? args[0] : "soft";
+        String address = args.length > 1 ? args[1] : "127.0.0.1";
+        try (RdmaRuntime runtime = RdmaRuntime.builder().provider(provider).build()) {
+            RdmaListener listener = runtime.listen(new InetSocketAddress(address, 0));
             CompletableFuture<RdmaConnection> accepted = listener.next().thenCompose(request -> request.accept());
             RdmaConnection client = runtime.connector().connect(listener.localAddress()).start().get();
             accepted.get();
@@ -29,7 +35,8 @@ public final class Hello {
 
             byte[] read = new byte[bytes];
             sink.buffer().get(0, read);
-            System.out.println("READ " + bytes + " bytes: " + new String(read, StandardCharsets.UTF_8));
+            String text = new String(read, StandardCharsets.UTF_8);
+            System.out.println("READ " + bytes + " bytes on " + provider + ": " + text);
         }
     }
 }

@@ -67,8 +67,8 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
     /** The flags the verbs provider needs, when the build names where its native library is. */
     private static String verbsFlags() {
         String nativeDir = System.getProperty("rdmafutures.native.dir");
-        return nativeDir == null ? "" : "--add-exports java.base/sun.nio.ch=ALL-UNNAMED -Xcheck:jni "
-                + "-Djava.library.path=" + nativeDir + " ";
+        return nativeDir == null ? "" : "--add-exports java.base/sun.nio.ch=ALL-UNNAMED "
+                + "--enable-native-access=ALL-UNNAMED -Xcheck:jni -Djava.library.path=" + nativeDir + " ";
     }
 
     private static Map<String, Outcome> parse(Path reports) throws Exception {

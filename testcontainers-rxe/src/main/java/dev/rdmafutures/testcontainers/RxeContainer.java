@@ -114,7 +114,8 @@ public final class RxeContainer extends GenericContainer<RxeContainer> {
      */
     public ExecResult runJava(String mainClass, String... arguments) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(JAVA, "-cp", String.join(File.pathSeparator, classpath),
-                "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+                "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         if (nativeDirectory != null) {
             command.add("-Djava.library.path=" + nativeDirectory);
         }

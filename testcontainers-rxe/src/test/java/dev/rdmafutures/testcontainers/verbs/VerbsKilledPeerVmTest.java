@@ -38,7 +38,7 @@ abstract class VerbsKilledPeerVmTest extends AbstractKilledPeerTest {
 
     @Override
     protected List<String> peerJvmFlags() {
-        return List.of("--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+        return List.of("--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
                 "-Djava.library.path=" + System.getProperty("java.library.path"));
     }
 

@@ -70,6 +70,31 @@ class VerbsProviderTest {
     }
 
     @Test
+    void withoutItsLauncherFlagsTheProviderNamesEveryFlagItNeeds() throws Exception {
+        assumeThat(VerbsProviderTest.class.getResource("/dev/rdmafutures/verbs/jni/linux-x86_64/libdisni.so"))
+                .as("built without libibverbs-dev/librdmacm-dev").isNotNull();
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process child = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                PrintLoadProblem.class.getName()).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes());
+        assertThat(child.waitFor()).as(output).isZero();
+        assertThat(output).contains("not exported").contains("not on java.library.path")
+                .contains("start the JVM with --add-exports java.base/sun.nio.ch=ALL-UNNAMED "
+                        + "--enable-native-access=ALL-UNNAMED -Djava.library.path=/")
+                .doesNotContain("WARNING");
+        if (Runtime.version().feature() >= 22) {
+            assertThat(output).contains("native access (loading libdisni.so) is not enabled");
+        }
+    }
+
+    /** Prints why the library cannot load in a JVM started with none of the verbs provider's flags. */
+    static final class PrintLoadProblem {
+        public static void main(String[] args) {
+            System.out.println(NativeLibrary.ensureLoaded().orElse("loaded"));
+        }
+    }
+
+    @Test
     void withoutADeviceTheProviderSaysWhatIsMissing() {
         String[] devices = new File("/sys/class/infiniband").list();
         assumeThat(devices == null || devices.length == 0).as("this host has RDMA devices").isTrue();

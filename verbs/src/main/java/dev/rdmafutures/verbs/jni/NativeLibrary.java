@@ -1,5 +1,6 @@
 package dev.rdmafutures.verbs.jni;
 
+import com.ibm.disni.util.MemoryUtils;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,11 +17,13 @@ import java.util.Optional;
  * {@code System.loadLibrary("disni")}, which searches only {@code java.library.path}, fixed at JVM start; so the
  * library is extracted to a stable per-content directory and, when that directory is not on the path, the exact
  * flag to add is reported instead of failing later with an {@link UnsatisfiedLinkError}. DiSNI also needs
- * {@code sun.nio.ch} exported to read direct-buffer addresses on JDK 17.
+ * {@code sun.nio.ch} exported to read direct-buffer addresses, and from JDK 22 on loading a native library is a
+ * restricted method: without {@code --enable-native-access} JDK 24 and 25 print a warning on every start and later
+ * JDKs refuse. A missing flag makes the provider unavailable with a message that names every flag it needs, so
+ * that a user fixes the command line once.
  */
 public final class NativeLibrary {
-    /** The JVM flag DiSNI needs on JDK 9 and later. */
-    public static final String ADD_EXPORTS = "--add-exports java.base/sun.nio.ch=ALL-UNNAMED";
+    private static final String ALL_UNNAMED = "ALL-UNNAMED";
     private static final String FILE_NAME = System.mapLibraryName("disni");
     private static final String RESOURCE = "linux-x86_64/" + FILE_NAME;
     private static final Object LOCK = new Object();
@@ -48,13 +51,11 @@ public final class NativeLibrary {
             return Optional.of("the verbs provider ships libdisni.so for linux-x86_64 only, not "
                     + System.getProperty("os.name") + "/" + System.getProperty("os.arch"));
         }
-        if (!Object.class.getModule().isExported("sun.nio.ch", NativeLibrary.class.getModule())) {
-            return Optional.of("DiSNI reads direct-buffer addresses through sun.nio.ch: start the JVM with "
-                    + ADD_EXPORTS);
-        }
         Path onPath = findOnLibraryPath();
-        if (onPath == null) {
-            return Optional.of(notOnPath());
+        String missing = missingFlags(onPath != null);
+        if (!missing.isEmpty()) {
+            return Optional.of(missing + ": start the JVM with " + launcherFlags(onPath != null
+                    ? onPath.getParent().toString() : extractedDirectory()));
         }
         try {
             System.load(onPath.toString());
@@ -77,13 +78,57 @@ public final class NativeLibrary {
         return null;
     }
 
-    private static String notOnPath() {
+    /**
+     * The launcher flags the verbs provider needs, for the modules as this JVM placed them (class path or module
+     * path), with {@code libraryDirectory} as the directory that holds {@code libdisni.so}.
+     */
+    public static String launcherFlags(String libraryDirectory) {
+        Module disni = MemoryUtils.class.getModule();
+        Module ours = NativeLibrary.class.getModule();
+        String nativeAccess = ours.isNamed() || disni.isNamed()
+                ? nameOf(ours) + (nameOf(ours).equals(nameOf(disni)) ? "" : "," + nameOf(disni)) : ALL_UNNAMED;
+        return "--add-exports java.base/sun.nio.ch=" + nameOf(disni) + " --enable-native-access=" + nativeAccess
+                + " -Djava.library.path=" + libraryDirectory;
+    }
+
+    private static String nameOf(Module module) {
+        return module.isNamed() ? module.getName() : ALL_UNNAMED;
+    }
+
+    /** What this JVM lacks of {@link #launcherFlags}, said in words, or empty. */
+    private static String missingFlags(boolean libraryOnPath) {
+        StringBuilder missing = new StringBuilder();
+        if (!Object.class.getModule().isExported("sun.nio.ch", MemoryUtils.class.getModule())) {
+            missing.append("DiSNI reads direct-buffer addresses through sun.nio.ch, which is not exported to it");
+        }
+        if (!nativeAccessEnabled(NativeLibrary.class.getModule())
+                || !nativeAccessEnabled(MemoryUtils.class.getModule())) {
+            missing.append(missing.length() == 0 ? "" : "; ")
+                    .append("native access (loading libdisni.so) is not enabled for the verbs provider and DiSNI");
+        }
+        if (!libraryOnPath) {
+            missing.append(missing.length() == 0 ? "" : "; ").append(FILE_NAME)
+                    .append(" is not on java.library.path, the only place DiSNI loads it from");
+        }
+        return missing.toString();
+    }
+
+    /** {@code Module.isNativeAccessEnabled()} where the JDK has it (22 and later); before that, always enabled. */
+    private static boolean nativeAccessEnabled(Module module) {
         try {
-            Path extracted = extract();
-            return FILE_NAME + " is not on java.library.path; DiSNI loads it from there only. This jar's copy is at "
-                    + extracted + ": start the JVM with -Djava.library.path=" + extracted.getParent();
+            return (Boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(module);
+        } catch (NoSuchMethodException e) {
+            return true;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Module.isNativeAccessEnabled() failed", e);
+        }
+    }
+
+    private static String extractedDirectory() {
+        try {
+            return extract().getParent().toString();
         } catch (IOException e) {
-            return FILE_NAME + " is not on java.library.path and extracting this jar's copy failed: " + e;
+            return "<a directory holding libdisni.so; extracting this jar's copy failed: " + e.getMessage() + ">";
         }
     }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Tag;
  * without an exception, its private data within the record's capacity, its read limits within a byte each. The
  * committed corpus runs in every build; {@code JAZZER_FUZZ=1} fuzzes.
  */
-@Tag("jazzer") // its own test JVM, without -Xcheck:jni (framework/pom.xml)
+@Tag("jazzer") // its own test JVM, without -Xcheck:jni (verbs/pom.xml)
 class CmEventFuzzTest {
     private static final int RECORD =
             NativeLayout.CmEventInfo.PRIVATE_DATA + NativeLayout.CmEventInfo.PRIVATE_DATA_CAPACITY;
