@@ -1,10 +1,14 @@
 package dev.rdmafutures.jmh;
 
+import dev.rdmafutures.internal.poller.ManyToOneArrayQueue;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -22,9 +26,11 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * The poller's cross-thread command hand-off on its own: one application thread offers commands, the poller
- * thread drains them, as {@code Poller.execute} and {@code runCommands} do. The JDK's ConcurrentLinkedQueue (what
- * the poller uses) against Agrona's many-to-one queues, linked and array-backed. Run with {@code -prof gc} for the
- * bytes per hand-off. Decides whether the poller adopts Agrona's queue (docs/architecture.md).
+ * thread drains them, as {@code Poller.execute} and {@code runCommands} do. The poller's own VarHandle
+ * {@code ManyToOneArrayQueue} against the JDK's ConcurrentLinkedQueue, Agrona 1.x's many-to-one queues (linked and
+ * array-backed: the poller's queue until JDK 24's {@code sun.misc.Unsafe} warning; they print it here on JDK 24 and
+ * later) and JCTools' Unsafe-free {@code MpscAtomicArrayQueue}. Run with {@code -prof gc} for the bytes per
+ * hand-off (docs/architecture.md, "Libraries we use").
  */
 @State(Scope.Group)
 @BenchmarkMode(Mode.Throughput)
@@ -34,20 +40,31 @@ import org.openjdk.jmh.infra.Blackhole;
 @Fork(1)
 public class CommandQueueBenchmark {
     /** The queue under test. */
-    @Param({"jdk-clq", "agrona-m2o-linked", "agrona-m2o-array"})
+    @Param({"own-m2o-array", "jdk-clq", "agrona-m2o-linked", "agrona-m2o-array", "jctools-mpsc-atomic"})
     public String queue;
 
-    private Queue<Runnable> commands;
+    /** One fork measures one queue, so each of these call sites sees one implementation. */
+    private Predicate<Runnable> offer;
+    private Supplier<Runnable> poll;
     private final Runnable command = () -> { };
 
     @Setup
     public void setUp() {
-        commands = switch (queue) {
+        if (queue.equals("own-m2o-array")) {
+            ManyToOneArrayQueue<Runnable> own = new ManyToOneArrayQueue<>(64 * 1024);
+            offer = own::offer;
+            poll = own::poll;
+            return;
+        }
+        Queue<Runnable> commands = switch (queue) {
             case "jdk-clq" -> new ConcurrentLinkedQueue<>();
             case "agrona-m2o-linked" -> new ManyToOneConcurrentLinkedQueue<>();
             case "agrona-m2o-array" -> new ManyToOneConcurrentArrayQueue<>(64 * 1024);
+            case "jctools-mpsc-atomic" -> new MpscAtomicArrayQueue<>(64 * 1024);
             default -> throw new IllegalArgumentException(queue);
         };
+        offer = commands::offer;
+        poll = commands::poll;
     }
 
     /** The application thread hands over a command (spinning while a bounded queue is full). */
@@ -55,7 +72,7 @@ public class CommandQueueBenchmark {
     @Group("handOff")
     @GroupThreads(1)
     public void offer() {
-        while (!commands.offer(command)) {
+        while (!offer.test(command)) {
             Thread.onSpinWait();
         }
     }
@@ -65,6 +82,6 @@ public class CommandQueueBenchmark {
     @Group("handOff")
     @GroupThreads(1)
     public void poll(Blackhole bh) {
-        bh.consume(commands.poll());
+        bh.consume(poll.get());
     }
 }
