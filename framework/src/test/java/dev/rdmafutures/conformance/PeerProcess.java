@@ -26,11 +26,12 @@ public final class PeerProcess implements AutoCloseable {
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final StringBuffer output = new StringBuffer();
+    private final Thread reader;
 
     private PeerProcess(Class<?> main, Process process) {
         this.name = main.getSimpleName();
         this.process = process;
-        Thread reader = new Thread(() -> {
+        reader = new Thread(() -> {
             try (BufferedReader r = process.inputReader(StandardCharsets.UTF_8)) {
                 for (String line; (line = r.readLine()) != null; ) {
                     output.append(line).append('\n');
@@ -80,6 +81,19 @@ public final class PeerProcess implements AutoCloseable {
                 return line.split(" ");
             }
         }
+    }
+
+    /**
+     * Waits for the peer to end by itself and for the last of its output; its exit status. {@link AssertionError}
+     * with what it printed if it still runs after {@code deadline}.
+     */
+    public int awaitExit(Duration deadline) throws InterruptedException {
+        if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(name + " still runs after " + deadline.toMillis() + " ms; its output:\n"
+                    + output);
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+        return process.exitValue();
     }
 
     /** Kills the peer with SIGKILL; whether it ended within {@code deadline}. */
