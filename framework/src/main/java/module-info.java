@@ -9,7 +9,6 @@
 module dev.rdmafutures {
     requires org.slf4j;
     requires com.github.benmanes.caffeine;
-    requires org.agrona.core;
     requires jdk.jfr; // connection and slow-operation events
     requires jdk.net; // TCP keepalive timing for soft connections
     requires static micrometer.core; // optional: only RdmaFuturesMetrics, for applications that use Micrometer
