@@ -73,7 +73,12 @@ final class CommandQueues {
     int run(int max) {
         int ran = commands.drain(runCommand, max);
         Runnable command;
-        while (ran < max && commands.isEmpty() && (command = overflow.poll()) != null) {
+        // Peek, then check the array queue, then take: an overflowed command was queued after every array command
+        // of its thread, so once it is seen, an empty array queue means those ran. Checked the other way round, a
+        // thread could fill the array queue and overflow between the check and the take, and its overflowed command
+        // would run before the ones in the array queue (CommandQueuesTest).
+        while (ran < max && (command = overflow.peek()) != null && commands.isEmpty()) {
+            overflow.poll(); // the command peeked: only the owning thread takes from the overflow
             runGuarded("command", command);
             ran++;
         }
