@@ -6,6 +6,8 @@
  * The {@code verbs} provider is the module {@code dev.rdmafutures.verbs}, in an artifact of its own, so that an
  * application on {@code soft} carries neither DiSNI nor a native library.
  */
+// The verbs module is built after this one, so javac cannot see the target of the qualified export below.
+@SuppressWarnings("module")
 module dev.rdmafutures {
     requires org.slf4j;
     requires com.github.benmanes.caffeine;
