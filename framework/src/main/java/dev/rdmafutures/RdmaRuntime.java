@@ -389,8 +389,9 @@ public final class RdmaRuntime implements AutoCloseable {
             }
             RdmaProvider chosen = all.stream().filter(p -> p.name().equals(provider)).findFirst()
                     .orElseThrow(() -> new RdmaException(Status.INVALID_PARAMETER, "no provider named " + provider
-                            + " on the class path; known: " + all.stream().map(RdmaProvider::name)
-                            .collect(Collectors.joining(", "))));
+                            + " on the class path" + ("verbs".equals(provider)
+                                    ? " (it is in the artifact dev.rdmafutures:rdmafutures-verbs)" : "")
+                            + "; known: " + all.stream().map(RdmaProvider::name).collect(Collectors.joining(", "))));
             if (!chosen.isAvailable()) {
                 throw new RdmaException(Status.NOT_SUPPORTED, "provider " + provider + " cannot run here: "
                         + chosen.unavailabilityCause().orElse("no reason given"));

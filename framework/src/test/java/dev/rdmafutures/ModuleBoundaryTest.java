@@ -1,6 +1,7 @@
 package dev.rdmafutures;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -39,8 +40,7 @@ class ModuleBoundaryTest {
     static void readDependencies() throws Exception {
         classes = Path.of(RdmaRuntime.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         String modulePath = Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
-                .filter(p -> p.contains("slf4j-api") || p.contains("caffeine")
-                        || p.contains("agrona") || p.contains("micrometer"))
+                .filter(p -> p.contains("slf4j-api") || p.contains("caffeine") || p.contains("micrometer"))
                 .collect(Collectors.joining(java.io.File.pathSeparator));
         ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
         StringWriter out = new StringWriter();
@@ -91,9 +91,18 @@ class ModuleBoundaryTest {
                     assertThat(e.source()).isEqualTo(API + ".providerkit");
                     assertThat(e.targets()).containsExactly(API + ".verbs");
                 });
-        assertThat(module.requires()).extracting(ModuleDescriptor.Requires::name).doesNotContain("disni");
+        assertThat(module.requires()).extracting(ModuleDescriptor.Requires::name)
+                .doesNotContain("disni", "org.agrona.core");
         assertThat(module.provides()).singleElement().satisfies(p -> assertThat(p.providers())
                 .containsExactly(API + ".soft.SoftProvider"));
+    }
+
+    @Test
+    void withoutTheVerbsArtifactAskingForVerbsNamesIt() {
+        assertThatThrownBy(() -> RdmaRuntime.builder().provider("verbs").build())
+                .isInstanceOfSatisfying(RdmaException.class,
+                        e -> assertThat(e.status()).isEqualTo(Status.INVALID_PARAMETER))
+                .hasMessageContaining("dev.rdmafutures:rdmafutures-verbs").hasMessageContaining("known: soft");
     }
 
     @Test

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * A child JVM on this class path running a peer's {@code main}, which answers one-line commands on its standard input
  * with lines on its standard output, each starting with a word the caller expects (or {@code error ...}). The child
  * gets this JVM's log level, {@code bench.*} properties, {@code java.library.path} and, when this JVM has it, the
- * export of {@code sun.nio.ch}: the verbs provider's native library needs the last two. However this process ends,
+ * export of {@code sun.nio.ch} with native access: the verbs provider's native library needs the last three. However this process ends,
  * the child's standard input then ends, and a peer ends there too (its command loop stops at the end of its input);
  * {@link #close} asks it to quit and kills it if it has not ended within 60 s.
  */

@@ -82,7 +82,7 @@ class VerbsProviderTest {
                 .contains("start the JVM with --add-exports java.base/sun.nio.ch=ALL-UNNAMED "
                         + "--enable-native-access=ALL-UNNAMED -Djava.library.path=/")
                 .doesNotContain("WARNING");
-        if (Runtime.version().feature() >= 22) {
+        if (Runtime.version().feature() >= 24) {
             assertThat(output).contains("native access (loading libdisni.so) is not enabled");
         }
     }

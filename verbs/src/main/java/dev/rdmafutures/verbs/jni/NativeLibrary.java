@@ -17,10 +17,11 @@ import java.util.Optional;
  * {@code System.loadLibrary("disni")}, which searches only {@code java.library.path}, fixed at JVM start; so the
  * library is extracted to a stable per-content directory and, when that directory is not on the path, the exact
  * flag to add is reported instead of failing later with an {@link UnsatisfiedLinkError}. DiSNI also needs
- * {@code sun.nio.ch} exported to read direct-buffer addresses, and from JDK 22 on loading a native library is a
- * restricted method: without {@code --enable-native-access} JDK 24 and 25 print a warning on every start and later
- * JDKs refuse. A missing flag makes the provider unavailable with a message that names every flag it needs, so
- * that a user fixes the command line once.
+ * {@code sun.nio.ch} exported to read direct-buffer addresses, and from JDK 24 on loading a native library through
+ * JNI is restricted (JEP 472): without {@code --enable-native-access} JDK 24 and 25 print a warning at the first load
+ * and later JDKs will refuse. A missing export or library path makes the provider unavailable with a message that
+ * names every flag it needs, native access included, so that a user fixes the command line once. Native access
+ * alone is left to the JVM, which warns or, under {@code --illegal-native-access=allow}, does not, as its user chose.
  */
 public final class NativeLibrary {
     private static final String ALL_UNNAMED = "ALL-UNNAMED";
@@ -101,24 +102,24 @@ public final class NativeLibrary {
         if (!Object.class.getModule().isExported("sun.nio.ch", MemoryUtils.class.getModule())) {
             missing.append("DiSNI reads direct-buffer addresses through sun.nio.ch, which is not exported to it");
         }
-        if (!nativeAccessEnabled(NativeLibrary.class.getModule())
-                || !nativeAccessEnabled(MemoryUtils.class.getModule())) {
-            missing.append(missing.length() == 0 ? "" : "; ")
-                    .append("native access (loading libdisni.so) is not enabled for the verbs provider and DiSNI");
-        }
         if (!libraryOnPath) {
             missing.append(missing.length() == 0 ? "" : "; ").append(FILE_NAME)
                     .append(" is not on java.library.path, the only place DiSNI loads it from");
         }
+        if (missing.length() > 0 && (!nativeAccessEnabled(NativeLibrary.class.getModule())
+                || !nativeAccessEnabled(MemoryUtils.class.getModule()))) {
+            missing.append("; native access (loading libdisni.so) is not enabled for the verbs provider and DiSNI");
+        }
         return missing.toString();
     }
 
-    /** {@code Module.isNativeAccessEnabled()} where the JDK has it (22 and later); before that, always enabled. */
+    /** Whether JNI loading is allowed without a warning: always before JDK 24, which restricted it (JEP 472). */
     private static boolean nativeAccessEnabled(Module module) {
+        if (Runtime.version().feature() < 24) {
+            return true;
+        }
         try {
             return (Boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(module);
-        } catch (NoSuchMethodException e) {
-            return true;
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("Module.isNativeAccessEnabled() failed", e);
         }
