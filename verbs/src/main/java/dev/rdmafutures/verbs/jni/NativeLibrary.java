@@ -83,7 +83,7 @@ public final class NativeLibrary {
      * The launcher flags the verbs provider needs, for the modules as this JVM placed them (class path or module
      * path), with {@code libraryDirectory} as the directory that holds {@code libdisni.so}.
      */
-    public static String launcherFlags(String libraryDirectory) {
+    private static String launcherFlags(String libraryDirectory) {
         Module disni = MemoryUtils.class.getModule();
         Module ours = NativeLibrary.class.getModule();
         String nativeAccess = ours.isNamed() || disni.isNamed()
