@@ -55,13 +55,31 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
         // carry a /.dockerenv).
         String command = "TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_CHECKS_DISABLE=true"
                 + " TESTCONTAINERS_HOST_OVERRIDE=localhost java -cp \"$(cat " + classpathFile + ")\""
-                + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "
+                + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn " + loggerLevels()
                 + verbsFlags()
                 + "org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary "
                 + "--select-class " + testClass.getName() + " --reports-dir " + reports;
         RdmaVm.Result result = RdmaVm.builder().devices(config == null ? "siw" : config.devices())
                 .shareWritable(reports).build().run(command);
         context.getRoot().getStore(NS).put(testClass.getName(), new ClassRun(parse(reports), result.output()));
+    }
+
+    /**
+     * {@code -Drdmafutures.vm.log=dev.rdmafutures.verbs=debug,...} on the host raises those loggers in the VM (with
+     * timestamps), whose output the host shows when a test fails there.
+     */
+    private static String loggerLevels() {
+        StringBuilder flags = new StringBuilder();
+        for (String level : System.getProperty("rdmafutures.vm.log", "").split(",")) {
+            if (level.matches("[\\w.$]+=(trace|debug|info|warn|error)")) {
+                flags.append("-Dorg.slf4j.simpleLogger.log.").append(level).append(' ');
+            } else if (!level.isBlank()) {
+                throw new IllegalArgumentException("rdmafutures.vm.log: expected logger=level, got " + level);
+            }
+        }
+        return flags.isEmpty() ? ""
+                : flags + "-Dorg.slf4j.simpleLogger.showDateTime=true "
+                        + "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS ";
     }
 
     /** The flags the verbs provider needs, when the build names where its native library is. */

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * shared receive queue's limit. librdmacm gives a process one context per device, shared by every runtime and event
  * loop on it, and the kernel queues each event once on the context's async fd. So every loop on the context waits on
  * that fd, whichever sees it readable first reads what is there, logs each event once, and hands it to every loop,
- * each on its own thread; an event naming a shared receive queue goes to that queue, on the reader's thread.
- * Thread-safe.
+ * each on its own thread, the other loops before its own, so that none waits for another's teardown; an event naming a
+ * shared receive queue goes to that queue, on the reader's thread. Thread-safe.
  */
 final class DeviceEvents {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceEvents.class);
@@ -106,12 +106,15 @@ final class DeviceEvents {
                 }
                 continue;
             }
+            // The other loops first: the reader's own handling may block for seconds (rxe holds a QP's destruction
+            // while its tasks run), and must not hold theirs back.
             for (VerbsEventLoop loop : loops) {
-                if (loop == reader) {
-                    reader.onDeviceEvent(event);
-                } else {
+                if (loop != reader) {
                     loop.execute(() -> loop.onDeviceEvent(event)); // false: that loop is closing anyway
                 }
+            }
+            if (loops.contains(reader)) {
+                reader.onDeviceEvent(event);
             }
         }
         return events.size();
