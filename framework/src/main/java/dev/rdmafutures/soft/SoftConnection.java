@@ -17,8 +17,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One soft connection, either role, through its whole life: the handler of its socket's events, which its
@@ -28,7 +26,6 @@ import org.slf4j.LoggerFactory;
  * poller thread.
  */
 final class SoftConnection implements SelectionHandler, ProviderConnection {
-    private static final Logger LOG = LoggerFactory.getLogger(SoftConnection.class);
 
     private final SoftEventLoop loop;
     private final MpaTransport transport;
@@ -219,8 +216,14 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         }
     }
 
+    /** Logs a fault of the peer's, at most a WARN line per peer address a minute ({@link PeerFaultLog}). */
+    void peerFault(String message) {
+        loop.device().peerFaults().fault(remoteAddress, loop.poller().nanoTime(), message);
+    }
+
     private void onProtocolError(RdmaException error) {
-        LOG.warn("protocol error on connection {} -> {}: {}", localAddress, remoteAddress, error.getMessage());
+        peerFault("protocol error on connection " + localAddress + " -> " + remoteAddress + ": "
+                + error.getMessage());
         switch (lifecycle.phase()) {
             case ESTABLISHING, PENDING -> handshake.giveUp(error);
             case ESTABLISHED, DISCONNECTING -> endConnection(DisconnectReason.PROTOCOL_ERROR);

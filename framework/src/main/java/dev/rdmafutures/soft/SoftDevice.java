@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The soft provider opened for one runtime: adapter limits, options, the event loops of its pollers, shared
@@ -61,6 +62,7 @@ final class SoftDevice implements ProviderDevice {
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final SharedPorts sharedPorts = new SharedPorts();
     private final RegionTable regions = new RegionTable();
+    private final PeerFaultLog peerFaults = new PeerFaultLog(LoggerFactory.getLogger(PeerFaultLog.class));
 
     SoftDevice(ProviderConfig config) {
         this.config = config;
@@ -195,6 +197,11 @@ final class SoftDevice implements ProviderDevice {
     @Override
     public ProviderRegion register(ByteBuffer bytes, Set<Access> access) {
         return regions.register(bytes, access);
+    }
+
+    /** Where this runtime's connections log what their peers did wrong. */
+    PeerFaultLog peerFaults() {
+        return peerFaults;
     }
 
     RegionTable regions() {

@@ -10,8 +10,6 @@ import dev.rdmafutures.spi.WorkRequest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The data path of one established soft connection, an iWARP queue pair over the MPA stream, put together from its
@@ -24,7 +22,6 @@ import org.slf4j.LoggerFactory;
  * and grant nothing once it ended. Confined to the poller thread, but {@link #sharedReceivePosted}.
  */
 final class SoftQueuePair {
-    private static final Logger LOG = LoggerFactory.getLogger(SoftQueuePair.class);
 
     private final SoftConnection connection;
     private final MpaTransport transport;
@@ -63,8 +60,8 @@ final class SoftQueuePair {
         if (ended) {
             return;
         }
-        LOG.warn("connection {} -> {}: the peer showed no life for the liveness deadline; ending it",
-                connection.localAddress(), connection.remoteAddress());
+        connection.peerFault("connection " + connection.localAddress() + " -> " + connection.remoteAddress()
+                + ": the peer showed no life for the liveness deadline; ending it");
         RdmaException silent = new RdmaException(Status.IO_TIMEOUT, "the peer " + connection.remoteAddress()
                 + " showed no life for the liveness deadline while this request waited for it");
         flush(silent, silent);
@@ -142,8 +139,8 @@ final class SoftQueuePair {
         if (ended) {
             return false;
         }
-        LOG.warn("terminating connection {} -> {}: {} ({})", connection.localAddress(), connection.remoteAddress(),
-                reason, detail);
+        connection.peerFault("terminating connection " + connection.localAddress() + " -> "
+                + connection.remoteAddress() + ": " + reason + " (" + detail + ")");
         flush(null, new RdmaException(reason.status(), "the connection was terminated (" + reason + ": " + detail
                 + ") before the Send filling this receive was complete"));
         connection.terminate(framing.frame(reason.message()));
@@ -152,7 +149,7 @@ final class SoftQueuePair {
 
     /** The peer terminated: the oldest unfinished request fails with what the Terminate says, the rest CANCELED. */
     void onTerminateReceived(Terminate received) {
-        LOG.warn("peer {} terminated the connection: {}", connection.remoteAddress(), received);
+        connection.peerFault("peer " + connection.remoteAddress() + " terminated the connection: " + received);
         RdmaException culprit = new RdmaException(received.status(), "the peer terminated the connection: "
                 + received);
         flush(culprit, culprit);
