@@ -229,6 +229,7 @@ public final class RdmaRuntime implements AutoCloseable {
         private Duration livenessTimeout = Duration.ofSeconds(10);
         private Ticker ticker = Ticker.system();
         private Admission admission = Admission.failFast();
+        private PeerFaultPolicy peerFaultPolicy = PeerFaultPolicy.standard();
         private final Map<String, String> providerOptions = new LinkedHashMap<>();
 
         private Builder() {
@@ -355,6 +356,15 @@ public final class RdmaRuntime implements AutoCloseable {
         }
 
         /**
+         * When the runtime's listeners refuse a peer address for the faults its connections made (forged tokens,
+         * protocol errors): {@link PeerFaultPolicy#standard()} by default, {@link PeerFaultPolicy#disabled()} never.
+         */
+        public Builder peerFaultPolicy(PeerFaultPolicy policy) {
+            this.peerFaultPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
          * A provider-specific option, keyed {@code provider.name} (e.g. {@code soft.crc}); the provider that opens
          * rejects unknown keys of its own prefix and ignores other providers' keys.
          */
@@ -377,7 +387,8 @@ public final class RdmaRuntime implements AutoCloseable {
         public RdmaRuntime build() {
             return new RdmaRuntime(new RuntimeCore(new RuntimeSettings(pollerThreads, idleStrategy,
                     completionExecutor, connectTimeout, handshakeTimeout, disconnectTimeout, listenBacklog,
-                    threadNamePrefix, livenessTimeout, slowOperationThreshold, ticker, admission, providerOptions),
+                    threadNamePrefix, livenessTimeout, slowOperationThreshold, ticker, admission, peerFaultPolicy,
+                    providerOptions),
                     selectProvider()));
         }
 

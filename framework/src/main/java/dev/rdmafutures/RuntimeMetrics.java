@@ -13,6 +13,9 @@ import java.util.Map;
  * @param connectFailures connections this side started that failed, by status (refused, unreachable, timed out...)
  * @param accepts        connection requests accepted and established
  * @param rejects        connection requests rejected by this side (by the application or the framework)
+ * @param peerRefusals   of those, the requests refused because their address was in a back-off for its faults
+ *                       ({@link PeerFaultPolicy})
+ * @param peerBackOffs   back-offs the {@link PeerFaultPolicy} started: an address reaching the fault limit
  * @param open           connection ends established and not yet ended (a runtime connected to itself counts two)
  * @param pollers        each poller's duty cycle
  * @param pollerErrors   errors the pollers contained (see {@link RdmaRuntime#pollerErrorCount()})
@@ -20,7 +23,8 @@ import java.util.Map;
  *                       {@code "completion callback: java.lang.IllegalStateException"}
  */
 public record RuntimeMetrics(OperationMetrics operations, long connects, Map<Status, Long> connectFailures,
-                             long accepts, long rejects, long open, List<PollerMetrics> pollers,
+                             long accepts, long rejects, long peerRefusals, long peerBackOffs, long open,
+                             List<PollerMetrics> pollers,
                              long pollerErrors, Map<String, Long> pollerErrorsByCause) {
     /** Copies the collections. */
     public RuntimeMetrics {

@@ -17,7 +17,8 @@ import java.util.function.Consumer;
 
 /**
  * A listener: requests go to the handler if one is set, else to the oldest waiting {@link #next()} future, else
- * into a queue as deep as the backlog; beyond that they are refused. Guarded by its own monitor, never held while
+ * into a queue as deep as the backlog; beyond that they are refused, as are those from an address the runtime's
+ * {@code PeerFaultPolicy} holds off. Guarded by its own monitor, never held while
  * user code runs.
  */
 final class ListenerImpl implements RdmaListener, ListenEvents {
@@ -42,7 +43,12 @@ final class ListenerImpl implements RdmaListener, ListenEvents {
 
     @Override
     public void onRequest(IncomingRequest incoming) {
-        offer(new ConnectionRequestImpl(runtime, incoming));
+        ConnectionRequestImpl request = new ConnectionRequestImpl(runtime, incoming);
+        if (runtime.peerFaults().refuses(incoming.remoteAddress().getAddress(), incoming.poller().nanoTime())) {
+            request.refuse(); // the address is in a back-off for its faults: the application never sees it
+            return;
+        }
+        offer(request);
     }
 
     private void offer(ConnectionRequestImpl request) {

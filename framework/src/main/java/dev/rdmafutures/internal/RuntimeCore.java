@@ -58,6 +58,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private final Duration closeTimeout;
     private final int listenBacklog;
     private final Admission admission;
+    private final PeerFaults peerFaults;
     private final RdmaConnector connector = new ConnectorImpl(this);
     /** Listeners, shared endpoints and regions still open: closed with the runtime. */
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
@@ -79,11 +80,12 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
                 settings.disconnectTimeout(), settings.livenessTimeout()));
         this.adapterInfo = device.adapterInfo();
         this.recorder = new RuntimeRecorder(providerName, settings.slowOperationThreshold());
+        this.peerFaults = new PeerFaults(settings.peerFaultPolicy(), recorder);
         this.invoked = settings.pollerThreads() == 0;
         Thread owner = invoked ? Thread.currentThread() : null;
         for (int i = 0; i < Math.max(1, settings.pollerThreads()); i++) {
             pollers.add(new Poller(settings.threadNamePrefix() + "-" + i, settings.idleStrategy(), settings.ticker(),
-                    errors, device::newEventLoop, owner));
+                    errors, peerFaults::fault, device::newEventLoop, owner));
         }
         pollers.forEach(Poller::start);
         if (invoked) {
@@ -262,6 +264,11 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         return recorder;
     }
 
+    @Override
+    public PeerFaults peerFaults() {
+        return peerFaults;
+    }
+
     /** The runtime's counters now; see {@code RdmaRuntime.metrics}. */
     public RuntimeMetrics metrics() {
         List<PollerMetrics> duty = new ArrayList<>(pollers.size());
@@ -269,7 +276,8 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
             duty.add(p.metrics());
         }
         return new RuntimeMetrics(recorder.operations(), recorder.connects(), recorder.connectFailures(),
-                recorder.accepts(), recorder.rejects(), recorder.open(), duty, errors.total(), errors.byCause());
+                recorder.accepts(), recorder.rejects(), recorder.peerRefusals(), recorder.peerBackOffs(),
+                recorder.open(), duty, errors.total(), errors.byCause());
     }
 
     /** How many errors the pollers contained. */

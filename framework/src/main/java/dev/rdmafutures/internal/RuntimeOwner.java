@@ -37,6 +37,9 @@ interface RuntimeOwner {
     /** The runtime's counters and JFR events. */
     RuntimeRecorder recorder();
 
+    /** The faults of each peer address, and whether the listeners refuse it now. */
+    PeerFaults peerFaults();
+
     /** The runtime stops tracking {@code resource}: it closed, or was deregistered, on its own. */
     void untrack(Object resource);
 }

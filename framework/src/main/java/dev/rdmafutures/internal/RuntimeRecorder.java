@@ -8,8 +8,10 @@ import dev.rdmafutures.internal.events.ConnectFailedEvent;
 import dev.rdmafutures.internal.events.ConnectionEndedEvent;
 import dev.rdmafutures.internal.events.ConnectionEstablishedEvent;
 import dev.rdmafutures.internal.events.FlightEvents;
+import dev.rdmafutures.internal.events.PeerBackOffEvent;
 import dev.rdmafutures.internal.events.SlowOperationEvent;
 import dev.rdmafutures.spi.WorkRequest;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -35,6 +37,8 @@ final class RuntimeRecorder {
     private final LongAdder[] connectFailures = adders(STATUSES.length);
     private final LongAdder accepts = new LongAdder();
     private final LongAdder rejects = new LongAdder();
+    private final LongAdder peerRefusals = new LongAdder();
+    private final LongAdder peerBackOffs = new LongAdder();
     private final LongAdder ended = new LongAdder();
 
     RuntimeRecorder(String provider, Duration slowOperationThreshold) {
@@ -128,6 +132,26 @@ final class RuntimeRecorder {
         rejects.increment();
     }
 
+    /** A connection request refused because its address is in a back-off (counted among the rejects too). */
+    void peerRefused() {
+        peerRefusals.increment();
+    }
+
+    void peerBackOff(InetAddress address, int faults, long backOffNanos) {
+        peerBackOffs.increment();
+        if (!FlightEvents.available()) {
+            return;
+        }
+        PeerBackOffEvent event = new PeerBackOffEvent();
+        if (event.shouldCommit()) {
+            event.provider = provider;
+            event.address = address.getHostAddress();
+            event.faults = faults;
+            event.backOff = backOffNanos;
+            event.commit();
+        }
+    }
+
     void ended(InetSocketAddress remote, DisconnectReason reason) {
         ended.increment();
         if (!FlightEvents.available()) {
@@ -168,6 +192,14 @@ final class RuntimeRecorder {
 
     long rejects() {
         return rejects.sum();
+    }
+
+    long peerRefusals() {
+        return peerRefusals.sum();
+    }
+
+    long peerBackOffs() {
+        return peerBackOffs.sum();
     }
 
     /** Established connections not yet ended. */

@@ -2,6 +2,7 @@ package dev.rdmafutures.internal;
 
 import dev.rdmafutures.Admission;
 import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.PeerFaultPolicy;
 import dev.rdmafutures.Ticker;
 import java.time.Duration;
 import java.util.Map;
@@ -22,13 +23,14 @@ import java.util.concurrent.Executor;
  * @param slowOperationThreshold the duration from which an operation is reported as a JFR SlowOperation event
  * @param ticker             the time source of the pollers' deadlines
  * @param admission          what a connection's post does without a free slot
+ * @param peerFaultPolicy    when the listeners refuse a peer address for its faults
  * @param providerOptions    provider-specific options
  */
 public record RuntimeSettings(int pollerThreads, IdleStrategy idleStrategy, Executor completionExecutor,
                               Duration connectTimeout, Duration handshakeTimeout, Duration disconnectTimeout,
                               int listenBacklog, String threadNamePrefix, Duration livenessTimeout,
                               Duration slowOperationThreshold, Ticker ticker, Admission admission,
-                              Map<String, String> providerOptions) {
+                              PeerFaultPolicy peerFaultPolicy, Map<String, String> providerOptions) {
     /** Copies the options. */
     public RuntimeSettings {
         providerOptions = Map.copyOf(providerOptions);

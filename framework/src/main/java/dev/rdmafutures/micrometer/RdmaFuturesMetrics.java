@@ -17,8 +17,9 @@ import java.util.function.ToLongFunction;
 /**
  * Binds a runtime's {@link RdmaRuntime#metrics()} to a Micrometer registry: operations posted, completed and failed
  * (tag {@code status}), bytes moved (tag {@code kind}: read, written, sent, received), connects, connect failures
- * (tag {@code status}), accepts, rejects, open connections, and per poller (tag {@code poller}) duty cycles, cycles
- * that found work, busy time and idle ratio; every meter tagged with {@code provider} and {@code device}. Meters
+ * (tag {@code status}), accepts, rejects, peer refusals and back-offs ({@code PeerFaultPolicy}), open connections, and
+ * per poller (tag {@code poller}) duty cycles, cycles that found work, busy time and idle ratio; every meter tagged
+ * with {@code provider} and {@code device}. Meters
  * read one snapshot per scrape (a snapshot younger than {@value #SNAPSHOT_MILLIS} ms is reused), so the data path
  * pays nothing for them. Needs {@code io.micrometer:micrometer-core} on the class path, which RdmaFutures does not
  * bring.
@@ -83,6 +84,10 @@ public final class RdmaFuturesMetrics implements MeterBinder {
         counter(registry, "accepts", "connection requests accepted and established", Tags.empty(),
                 RuntimeMetrics::accepts);
         counter(registry, "rejects", "connection requests this side rejected", Tags.empty(), RuntimeMetrics::rejects);
+        counter(registry, "peer.refusals", "connection requests refused because their address was in a back-off",
+                Tags.empty(), RuntimeMetrics::peerRefusals);
+        counter(registry, "peer.backoffs", "back-offs started for peer addresses that made too many faults",
+                Tags.empty(), RuntimeMetrics::peerBackOffs);
         counter(registry, "poller.errors", "errors the pollers contained", Tags.empty(), RuntimeMetrics::pollerErrors);
         gauge(registry, "connections.open", "connections established and not yet ended", Tags.empty(),
                 m -> m.open());

@@ -224,6 +224,9 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     private void onProtocolError(RdmaException error) {
         peerFault("protocol error on connection " + localAddress + " -> " + remoteAddress + ": "
                 + error.getMessage());
+        if (lifecycle.isEstablished()) {
+            loop.poller().peerFault(remoteAddress); // counted against its address; a handshake's has its deadline
+        }
         switch (lifecycle.phase()) {
             case ESTABLISHING, PENDING -> handshake.giveUp(error);
             case ESTABLISHED, DISCONNECTING -> endConnection(DisconnectReason.PROTOCOL_ERROR);

@@ -141,6 +141,7 @@ final class SoftQueuePair {
         }
         connection.peerFault("terminating connection " + connection.localAddress() + " -> "
                 + connection.remoteAddress() + ": " + reason + " (" + detail + ")");
+        connection.loop().poller().peerFault(connection.remoteAddress()); // counted against its address
         flush(null, new RdmaException(reason.status(), "the connection was terminated (" + reason + ": " + detail
                 + ") before the Send filling this receive was complete"));
         connection.terminate(framing.frame(reason.message()));

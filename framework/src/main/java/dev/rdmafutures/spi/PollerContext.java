@@ -1,5 +1,6 @@
 package dev.rdmafutures.spi;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /** The services a poller offers the event loop it owns. */
@@ -25,4 +26,11 @@ public interface PollerContext {
 
     /** Counts and logs (once per distinct cause) an error that a provider contained. */
     void recordError(String where, Throwable error);
+
+    /**
+     * The peer at {@code peer} made a fault on an established connection: an access violation or another protocol
+     * error the provider ended the connection for. The runtime counts it against the peer's IP address, which past
+     * the runtime's {@code PeerFaultPolicy} its listeners refuse for a while. Thread-safe.
+     */
+    void peerFault(InetSocketAddress peer);
 }

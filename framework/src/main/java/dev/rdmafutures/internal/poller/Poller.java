@@ -6,6 +6,7 @@ import dev.rdmafutures.Ticker;
 import dev.rdmafutures.spi.Cancellable;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,7 @@ public final class Poller implements PollerContext {
     private final CommandQueues commands;
     private final Deadlines deadlines = new Deadlines();
     private final DutyCycleErrors errors;
+    private final PeerFaultSink peerFaults;
     private final Idler idler;
     /** The thread of a threaded poller; null when the application drives it with {@link #invoke()}. */
     private final PollerThread thread;
@@ -57,10 +59,11 @@ public final class Poller implements PollerContext {
      * poller over with {@link #handOver(Thread)}.
      */
     public Poller(String name, IdleStrategy idleStrategy, Ticker ticker, DutyCycleErrors errors,
-                  Function<PollerContext, EventLoop> loopFactory, Thread invokedBy) {
+                  PeerFaultSink peerFaults, Function<PollerContext, EventLoop> loopFactory, Thread invokedBy) {
         this.name = name;
         this.ticker = ticker;
         this.errors = errors;
+        this.peerFaults = peerFaults;
         this.commands = new CommandQueues(errors);
         this.idler = Idler.of(idleStrategy, this::block);
         this.thread = invokedBy == null ? new PollerThread(this::run, name) : null;
@@ -190,6 +193,11 @@ public final class Poller implements PollerContext {
     @Override
     public void recordError(String where, Throwable error) {
         errors.record(where, error);
+    }
+
+    @Override
+    public void peerFault(InetSocketAddress peer) {
+        peerFaults.fault(peer.getAddress(), nanoTime());
     }
 
     private void assertOnPoller() {

@@ -27,7 +27,8 @@ class PollerDutyCycleTest {
     private final List<String> steps = new ArrayList<>();
     private final RecordingLoop loop = new RecordingLoop();
     private final Poller poller = new Poller("duty-cycle-test", IdleStrategy.BUSY_SPIN, Ticker.system(),
-            new DutyCycleErrors(), context -> loop.attach(context), Thread.currentThread());
+            new DutyCycleErrors(), (address, nanoTime) -> { }, context -> loop.attach(context),
+            Thread.currentThread());
 
     @AfterEach
     void close() {

@@ -1,0 +1,104 @@
+package dev.rdmafutures.internal;
+
+import dev.rdmafutures.PeerFaultPolicy;
+import java.net.InetAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A runtime's count of the faults each peer address made, and the back-offs they earned ({@link PeerFaultPolicy}).
+ * Pollers report faults and ask before handing a connection request on; both take one short lock, and neither happens
+ * on the data path. Up to {@value #MAX_ADDRESSES} addresses are remembered, the least recently heard forgotten first:
+ * an attacker with more addresses than that can make the runtime forget some of them, never refuse a peer that made
+ * no faults. Times are the runtime's {@code Ticker} nanoseconds.
+ */
+final class PeerFaults {
+    static final int MAX_ADDRESSES = 4096;
+
+    private final PeerFaultPolicy policy;
+    private final RuntimeRecorder recorder;
+    private final long windowNanos;
+    private final long firstBackOffNanos;
+    private final long maxBackOffNanos;
+    private final Map<InetAddress, Record> records = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<InetAddress, Record> eldest) {
+            return size() > MAX_ADDRESSES;
+        }
+    };
+
+    PeerFaults(PeerFaultPolicy policy, RuntimeRecorder recorder) {
+        this.policy = policy;
+        this.recorder = recorder;
+        this.windowNanos = policy.window().toNanos();
+        this.firstBackOffNanos = policy.firstBackOff().toNanos();
+        this.maxBackOffNanos = policy.maxBackOff().toNanos();
+    }
+
+    /** One address's faults in its current window and its back-off. */
+    private static final class Record {
+        long windowStart;
+        int faults;
+        /** The end of the current back-off; meaningful while {@link #backOffs} is positive. */
+        long refusedUntil;
+        /** Back-offs so far: the next lasts {@code firstBackOff * 2^backOffs}, up to the maximum. */
+        int backOffs;
+    }
+
+    /** {@code address}'s peer made a fault at {@code now}. */
+    void fault(InetAddress address, long now) {
+        if (!policy.enabled() || address == null) {
+            return;
+        }
+        int faults;
+        long backOff;
+        synchronized (this) {
+            Record r = current(address, now);
+            if (r.faults == 0 || now - r.windowStart >= windowNanos) {
+                r.windowStart = now;
+                r.faults = 0;
+            }
+            faults = ++r.faults;
+            if (faults < policy.maxFaults() || refusing(r, now)) {
+                return;
+            }
+            backOff = Math.min(maxBackOffNanos, firstBackOffNanos << Math.min(r.backOffs, 40));
+            r.backOffs++;
+            r.refusedUntil = now + backOff;
+            r.faults = 0;
+        }
+        recorder.peerBackOff(address, faults, backOff);
+    }
+
+    /** Whether a connection request from {@code address} at {@code now} is refused; counts it when it is. */
+    boolean refuses(InetAddress address, long now) {
+        if (!policy.enabled() || address == null) {
+            return false;
+        }
+        synchronized (this) {
+            Record r = records.get(address);
+            if (r == null || !refusing(r, now)) {
+                return false;
+            }
+        }
+        recorder.peerRefused();
+        return true;
+    }
+
+    private static boolean refusing(Record r, long now) {
+        return r.backOffs > 0 && now - r.refusedUntil < 0;
+    }
+
+    /** {@code address}'s record, afresh when it was quiet for the longest back-off after its last one. */
+    private Record current(InetAddress address, long now) {
+        Record r = records.get(address);
+        if (r != null && r.backOffs > 0 && now - r.refusedUntil >= maxBackOffNanos) {
+            r = null;
+        }
+        if (r == null) {
+            r = new Record();
+            records.put(address, r);
+        }
+        return r;
+    }
+}

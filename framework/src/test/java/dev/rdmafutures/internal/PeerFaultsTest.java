@@ -1,0 +1,89 @@
+package dev.rdmafutures.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmafutures.PeerFaultPolicy;
+import java.net.InetAddress;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** How {@link PeerFaults} counts faults per address and times back-offs, on a clock the test sets. */
+class PeerFaultsTest {
+    private static final long SECOND = Duration.ofSeconds(1).toNanos();
+    private final RuntimeRecorder recorder = new RuntimeRecorder("test", Duration.ofMillis(10));
+    private final PeerFaults faults = new PeerFaults(PeerFaultPolicy.of(2, Duration.ofSeconds(10),
+            Duration.ofSeconds(1), Duration.ofSeconds(4)), recorder);
+
+    private static InetAddress address(int last) throws Exception {
+        return InetAddress.getByAddress(new byte[] {10, 0, 0, (byte) last});
+    }
+
+    /** Two faults at {@code now}: enough to start a back-off once none runs. */
+    private void trip(InetAddress a, long now) {
+        faults.fault(a, now);
+        faults.fault(a, now);
+    }
+
+    @Test
+    void theBackOffDoublesUpToTheMaximumAndEndsOnTime() throws Exception {
+        InetAddress a = address(1);
+        long now = 0;
+        for (long expected : new long[] {1, 2, 4, 4}) {
+            trip(a, now);
+            assertThat(faults.refuses(a, now + expected * SECOND - 1)).as("within %d s", expected).isTrue();
+            assertThat(faults.refuses(a, now + expected * SECOND)).as("after %d s", expected).isFalse();
+            now += expected * SECOND;
+        }
+        assertThat(recorder.peerBackOffs()).isEqualTo(4);
+        assertThat(recorder.peerRefusals()).isEqualTo(4);
+    }
+
+    @Test
+    void faultsDuringABackOffDoNotExtendIt() throws Exception {
+        InetAddress a = address(1);
+        trip(a, 0);
+        trip(a, SECOND / 2); // its connections still open fault meanwhile
+        assertThat(faults.refuses(a, SECOND)).isFalse();
+        assertThat(recorder.peerBackOffs()).isEqualTo(1);
+    }
+
+    @Test
+    void anAddressQuietForTheLongestBackOffStartsAfresh() throws Exception {
+        InetAddress a = address(1);
+        trip(a, 0);
+        trip(a, SECOND); // the second back-off: 2 s, until 3 s
+        trip(a, 3 * SECOND + 4 * SECOND); // quiet 4 s after it ended: a first back-off again, 1 s
+        assertThat(faults.refuses(a, 8 * SECOND - 1)).isTrue();
+        assertThat(faults.refuses(a, 8 * SECOND)).isFalse();
+    }
+
+    @Test
+    void otherAddressesAndFaultsSpreadOverTheWindowAreNotRefused() throws Exception {
+        trip(address(1), 0);
+        assertThat(faults.refuses(address(2), 1)).isFalse();
+        faults.fault(address(3), 0);
+        faults.fault(address(3), 10 * SECOND); // a new window: one fault in it
+        assertThat(faults.refuses(address(3), 10 * SECOND)).isFalse();
+    }
+
+    @Test
+    void aDisabledPolicyAndAnUnknownAddressAreNeverRefused() throws Exception {
+        PeerFaults disabled = new PeerFaults(PeerFaultPolicy.disabled(), recorder);
+        for (int i = 0; i < 100; i++) {
+            disabled.fault(address(1), i);
+        }
+        assertThat(disabled.refuses(address(1), 100)).isFalse();
+        faults.fault(null, 0);
+        assertThat(faults.refuses(null, 0)).isFalse();
+    }
+
+    @Test
+    void theLeastRecentlyHeardAddressesAreForgottenBeyondTheBound() throws Exception {
+        InetAddress first = address(1);
+        trip(first, 0);
+        for (int i = 0; i < PeerFaults.MAX_ADDRESSES; i++) {
+            faults.fault(InetAddress.getByAddress(new byte[] {10, 1, (byte) (i >> 8), (byte) i}), 1);
+        }
+        assertThat(faults.refuses(first, 2)).as("forgotten, with its back-off").isFalse();
+    }
+}
