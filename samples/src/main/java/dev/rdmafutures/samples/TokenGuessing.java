@@ -3,6 +3,7 @@ package dev.rdmafutures.samples;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlags;
+import dev.rdmafutures.PeerFaultPolicy;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -28,17 +29,19 @@ import java.util.concurrent.TimeoutException;
  * A hostile peer guessing tokens (issue 27): a server registers {@code regions} regions of 64 B with
  * {@code REMOTE_READ} and accepts any connection, handing out none of them; one attacker thread connects, READs
  * through a forged {@link RemoteBuffer} (offset 0, which is valid in every soft region, and a random token) and
- * connects again whenever the server terminates the connection, as it does after each wrong guess. Prints the
- * guesses per second, the hits (READs that brought a region's bytes), the expected time to a first hit at that rate
- * (2^32 / (regions x rate)), how each guess ended, and the WARN lines the server logged meanwhile: what a hostile
- * peer costs today, before protection domains and per-address back-off.
+ * connects again whenever the server terminates the connection, as it does after each wrong guess. It runs twice:
+ * against a server without defences ({@link PeerFaultPolicy#disabled()}) and against one with the default
+ * {@link PeerFaultPolicy#standard()}, which refuses the attacker's address for a growing back-off. For each it prints
+ * the guesses per second, the hits (READs that brought a region's bytes), the expected time to a first hit at that
+ * rate (2^32 / (regions x rate)), how each guess ended, the connects the server refused and the WARN lines it logged.
  *
- * <p>Usage: {@code TokenGuessing [seconds (10)] [regions (1000)] [logFile (target/token-guessing.log)]}; soft on
- * loopback. The log file receives every line slf4j-simple writes (the program sets it before the first logger).
+ * <p>Usage: {@code TokenGuessing [seconds per run (10)] [regions (1000)] [logFile (target/token-guessing.log)]}; soft
+ * on loopback. The log file receives every line slf4j-simple writes (the program sets it before the first logger).
  */
 public final class TokenGuessing {
     private static final int REGION = 64;
     private static final long WAIT_SECONDS = 10;
+    private static final double SECONDS_PER_YEAR = 365.25 * 24 * 3600;
 
     private TokenGuessing() {
     }
@@ -50,14 +53,30 @@ public final class TokenGuessing {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
         Files.deleteIfExists(logFile);
         System.setProperty("org.slf4j.simpleLogger.logFile", logFile.toString());
-        System.exit(run(seconds, regions, logFile, System.out) ? 0 : 1);
+        System.out.printf("token guessing on soft over loopback: %d regions of %d B, one attacker thread, "
+                + "%.1f s a run%n", regions, REGION, seconds);
+        boolean sound = run("without defences", PeerFaultPolicy.disabled(), "open", seconds, regions, logFile,
+                System.out);
+        sound &= run("with the default policy", PeerFaultPolicy.standard(), "guarded", seconds, regions, logFile,
+                System.out);
+        PeerFaultPolicy standard = PeerFaultPolicy.standard();
+        double lastingRate = standard.maxFaults() / (double) standard.maxBackOff().toSeconds();
+        System.out.printf("the default policy's lasting rate, once its back-off reached %s: %d guesses per back-off, "
+                + "so a first hit expected after %.1f years%n", standard.maxBackOff(), standard.maxFaults(),
+                Math.pow(2, 32) / (regions * lastingRate) / SECONDS_PER_YEAR);
+        System.exit(sound ? 0 : 1);
     }
 
-    /** Runs the attack; returns false when a guess ended other than typed, or a hit brought wrong bytes. */
-    static boolean run(double seconds, int regions, Path logFile, PrintStream out) throws Exception {
+    /**
+     * Runs the attack against a server with {@code policy}, whose threads are named {@code server-<name>}; returns
+     * false when a guess ended other than typed, or a hit brought wrong bytes.
+     */
+    static boolean run(String label, PeerFaultPolicy policy, String name, double seconds, int regions, Path logFile,
+                       PrintStream out) throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (RdmaRuntime server = RdmaRuntime.builder().threadNamePrefix("server").build();
-             RdmaRuntime attacker = RdmaRuntime.builder().threadNamePrefix("attacker").build()) {
+        try (RdmaRuntime server = RdmaRuntime.builder().threadNamePrefix("server-" + name).peerFaultPolicy(policy)
+                .build();
+             RdmaRuntime attacker = RdmaRuntime.builder().threadNamePrefix("attacker-" + name).build()) {
             ByteBuffer memory = ByteBuffer.allocateDirect(regions * REGION);
             for (int i = 0; i < regions * REGION; i++) {
                 memory.put(i, (byte) (i / REGION)); // a region's bytes name it
@@ -70,14 +89,24 @@ public final class TokenGuessing {
             MemoryRegion sink = attacker.register(ByteBuffer.allocateDirect(REGION), Access.LOCAL_WRITE);
             SplittableRandom random = new SplittableRandom();
             Map<Status, Integer> outcomes = new EnumMap<>(Status.class);
+            Map<Status, Integer> connectFailures = new EnumMap<>(Status.class);
             long guesses = 0;
             long hits = 0;
             boolean sound = true;
             long start = System.nanoTime();
             long end = start + (long) (seconds * 1e9);
             while (System.nanoTime() < end) {
-                RdmaConnection connection = attacker.connector().connect(listener.localAddress()).start()
-                        .get(WAIT_SECONDS, TimeUnit.SECONDS);
+                RdmaConnection connection;
+                try {
+                    connection = attacker.connector().connect(listener.localAddress()).start()
+                            .get(WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof RdmaException failure)) {
+                        throw e;
+                    }
+                    connectFailures.merge(failure.status(), 1, Integer::sum); // refused: try again at once
+                    continue;
+                }
                 try {
                     // Guesses on one connection until one fails: the server terminates it then.
                     boolean alive = true;
@@ -109,16 +138,22 @@ public final class TokenGuessing {
             }
             double elapsed = (System.nanoTime() - start) / 1e9;
             double rate = guesses / elapsed;
-            double expectedSeconds = Math.pow(2, 32) / (regions * rate);
             listener.close();
-            out.printf("token guessing on soft over loopback: %d regions of %d B, one attacker thread, %.1f s%n",
-                    regions, REGION, elapsed);
-            out.printf("guesses %d (%.0f/s), hits %d, expected time to a first hit %.1f min; guesses ended %s%n",
-                    guesses, rate, hits, expectedSeconds / 60, outcomes);
-            long warnings = serverWarnings(logFile);
-            out.printf("server WARN lines logged: %d (%.1f/s)%n", warnings, warnings / elapsed);
+            long warnings = serverWarnings(logFile, "server-" + name);
+            out.printf("%s (%s): guesses %d (%.1f/s), hits %d, expected time to a first hit at this rate %s; "
+                    + "guesses ended %s; connects failed %s, refused by the policy %d; server WARN lines %d%n",
+                    label, policy, guesses, rate, hits, span(Math.pow(2, 32) / (regions * rate)), outcomes,
+                    connectFailures, server.metrics().peerRefusals(), warnings);
             return sound;
         }
+    }
+
+    private static String span(double seconds) {
+        if (seconds < 3600) {
+            return String.format("%.1f min", seconds / 60);
+        }
+        return seconds < SECONDS_PER_YEAR ? String.format("%.1f days", seconds / 86400)
+                : String.format("%.1f years", seconds / SECONDS_PER_YEAR);
     }
 
     /** Whether the READ brought one region's bytes, whole. */
@@ -134,13 +169,13 @@ public final class TokenGuessing {
         return true;
     }
 
-    /** The WARN lines the server's threads logged (slf4j-simple names the thread first). */
-    private static long serverWarnings(Path logFile) throws IOException {
+    /** The WARN lines the threads named {@code threadPrefix} logged (slf4j-simple names the thread first). */
+    private static long serverWarnings(Path logFile, String threadPrefix) throws IOException {
         if (!Files.exists(logFile)) {
             return 0;
         }
         try (var lines = Files.lines(logFile)) {
-            return lines.filter(l -> l.startsWith("[server-") && l.contains(" WARN ")).count();
+            return lines.filter(l -> l.startsWith("[" + threadPrefix + "-") && l.contains(" WARN ")).count();
         }
     }
 }

@@ -14,11 +14,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The hostile peer of {@code bin/faults}, run as a user runs it (its own JVM, which sends slf4j-simple's lines to a
- * file): every guess ends typed, and however many it makes, the server logs one WARN line for them.
+ * file): every guess ends typed, however many it makes the server logs one WARN line for them, and the default
+ * {@code PeerFaultPolicy} holds it to the few guesses its first back-offs allow.
  */
 class TokenGuessingTest {
+    private static final Pattern RUN = Pattern.compile("(without defences|with the default policy) \\(.*?\\): "
+            + "guesses (\\d+) \\(.*?/s\\), hits (\\d+), .*?; guesses ended \\{(.*?)\\}; connects failed .*?, "
+            + "refused by the policy (\\d+); server WARN lines (\\d+)");
+
     @Test
-    void guessesEndTypedAndCostTheServerOneWarnLine(@TempDir Path dir) throws Exception {
+    void guessesEndTypedCostTheServerOneWarnLineAndTheDefaultPolicyHoldsThemOff(@TempDir Path dir)
+            throws Exception {
         Path log = dir.resolve("guessing.log");
         Process process = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), TokenGuessing.class.getName(), "2", "100",
@@ -26,14 +32,25 @@ class TokenGuessingTest {
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).as(out).isTrue();
         assertThat(process.exitValue()).as(out).isZero();
-        Matcher guesses = Pattern.compile("guesses (\\d+) \\(\\d+/s\\), hits (\\d+)").matcher(out);
-        assertThat(guesses.find()).as(out).isTrue();
-        long made = Long.parseLong(guesses.group(1));
-        assertThat(made).as("guesses in 2 s").isGreaterThan(10);
+        Matcher run = RUN.matcher(out);
+
+        assertThat(run.find()).as(out).isTrue();
+        assertThat(run.group(1)).isEqualTo("without defences");
+        long open = Long.parseLong(run.group(2));
+        assertThat(open).as("guesses in 2 s without defences").isGreaterThan(10);
         // A hit is possible (about 1 in 10^5 runs at this rate) and proves nothing against the rest.
-        long hits = Long.parseLong(guesses.group(2));
-        assertThat(out).contains("guesses ended {ACCESS_VIOLATION=" + (made - hits) + "}")
-                .contains("server WARN lines logged: 1 ");
+        assertThat(run.group(4)).isEqualTo("ACCESS_VIOLATION=" + (open - Long.parseLong(run.group(3))));
+        assertThat(run.group(5)).as("refused without defences").isEqualTo("0");
+        assertThat(run.group(6)).as("WARN lines for %d guesses", open).isEqualTo("1");
+
+        assertThat(run.find()).as(out).isTrue();
+        assertThat(run.group(1)).isEqualTo("with the default policy");
+        long guarded = Long.parseLong(run.group(2));
+        // 8 faults start a back-off of 1 s, then 2 s: 2 s hold at most two rounds of 8 (and a guess under way).
+        assertThat(guarded).as(out).isBetween(8L, 17L);
+        assertThat(Long.parseLong(run.group(5))).as("connects refused by the policy").isPositive();
+        assertThat(run.group(6)).isEqualTo("1");
+
         assertThat(Files.readString(log)).contains("WARN dev.rdmafutures.soft.PeerFaultLog - terminating connection");
     }
 }
