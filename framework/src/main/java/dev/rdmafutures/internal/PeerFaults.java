@@ -62,7 +62,11 @@ final class PeerFaults {
             if (faults < policy.maxFaults() || refusing(r, now)) {
                 return;
             }
-            backOff = Math.min(maxBackOffNanos, firstBackOffNanos << Math.min(r.backOffs, 40));
+            backOff = firstBackOffNanos;
+            for (int i = 0; i < r.backOffs && backOff < maxBackOffNanos; i++) {
+                backOff *= 2; // below the maximum (at most a day) before it doubles: no overflow
+            }
+            backOff = Math.min(backOff, maxBackOffNanos);
             r.backOffs++;
             r.refusedUntil = now + backOff;
             r.faults = 0;

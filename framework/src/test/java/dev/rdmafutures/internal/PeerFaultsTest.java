@@ -39,6 +39,21 @@ class PeerFaultsTest {
     }
 
     @Test
+    void anAddressThatNeverStopsStaysAtTheLongestBackOff() throws Exception {
+        long day = Duration.ofDays(1).toNanos();
+        PeerFaults daily = new PeerFaults(PeerFaultPolicy.of(1, Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Duration.ofDays(1)), recorder);
+        InetAddress a = address(1);
+        long now = 0;
+        for (int trip = 0; trip < 100; trip++) { // far past the doublings a long could hold
+            daily.fault(a, now);
+            assertThat(daily.refuses(a, now)).as("trip %d", trip).isTrue();
+            now += day; // each back-off ends within a day
+            assertThat(daily.refuses(a, now)).as("a day after trip %d", trip).isFalse();
+        }
+    }
+
+    @Test
     void faultsDuringABackOffDoNotExtendIt() throws Exception {
         InetAddress a = address(1);
         trip(a, 0);
