@@ -71,7 +71,7 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
     private static String loggerLevels() {
         StringBuilder flags = new StringBuilder();
         for (String level : System.getProperty("rdmafutures.vm.log", "").split(",")) {
-            if (level.matches("[\\w.$]+=(trace|debug|info|warn|error)")) {
+            if (level.matches("[\\w.]+=(trace|debug|info|warn|error)")) {
                 flags.append("-Dorg.slf4j.simpleLogger.log.").append(level).append(' ');
             } else if (!level.isBlank()) {
                 throw new IllegalArgumentException("rdmafutures.vm.log: expected logger=level, got " + level);

@@ -195,8 +195,8 @@ public final class LinkCutPair {
                 long beforeCut = completed.get();
                 // The cut holds at least SHORT_CUT (from down's return to up's start) and at most from down's start
                 // to up's return; the row reports that upper bound, and a cut that ran as long as the deadline
-                // would test nothing this case claims. Its tc processes start before it: two process starts in the
-                // loaded guest took the bound to within 12 ms of the deadline.
+                // would test nothing this case claims. Its tc processes start before it: a process start costs the
+                // loaded guest about a second, which would count as cut.
                 long cutBegun;
                 long restoredAt;
                 try (LinkCut cut = LinkCut.prepare(NETDEV)) {

@@ -106,15 +106,19 @@ final class DeviceEvents {
                 }
                 continue;
             }
-            // The other loops first: the reader's own handling may block for seconds (rxe holds a QP's destruction
-            // while its tasks run), and must not hold theirs back.
+            // The other loops get every event before the reader handles any: its handling may block for seconds (rxe
+            // holds a QP's destruction while its tasks run), and must not hold theirs back.
             for (VerbsEventLoop loop : loops) {
                 if (loop != reader) {
                     loop.execute(() -> loop.onDeviceEvent(event)); // false: that loop is closing anyway
                 }
             }
-            if (loops.contains(reader)) {
-                reader.onDeviceEvent(event);
+        }
+        if (loops.contains(reader)) {
+            for (AsyncEvent event : events) {
+                if (!event.isSharedReceiveQueueEvent()) {
+                    reader.onDeviceEvent(event);
+                }
             }
         }
         return events.size();
