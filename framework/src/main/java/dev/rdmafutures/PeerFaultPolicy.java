@@ -9,22 +9,27 @@ import java.util.Objects;
  *
  * <p>A fault is something a provider detected in what a peer sent on an established connection: an access violation
  * (a forged or revoked token, bytes beyond a region, a right it lacks) or another protocol error, each of which ends
- * that connection. They are counted per peer IP address, since a peer that reconnects comes back on another port.
- * When an address reaches {@link #maxFaults()} faults within {@link #window()}, the runtime's listeners refuse its
- * connection requests ({@link Status#CONNECTION_REFUSED} at the peer) for a back-off: {@link #firstBackOff()} the first
- * time, doubling each time the address trips the limit again, up to {@link #maxBackOff()}. An address quiet for
- * {@link #maxBackOff()} after its last back-off starts afresh. Its established connections are left alone: each ends
- * at its own next fault. Other addresses are not affected. The runtime's metrics count the refusals and the
- * back-offs ({@link RuntimeMetrics}), and each back-off is a JFR event ({@code dev.rdmafutures.PeerBackOff}).
+ * that connection. They are counted per peer IP address, since a peer that reconnects comes back on another port, in
+ * a bucket that holds {@link #maxFaults()} and empties at {@link #maxFaults()} per {@link #window()}: a burst of
+ * {@code maxFaults} fills it at once, and pacing the faults gains a peer no more than that rate. When it is full, the
+ * runtime's listeners refuse the address's connection requests ({@link Status#CONNECTION_REFUSED} at the peer) for a
+ * back-off: {@link #firstBackOff()} the first time, doubling each time the bucket fills again, up to
+ * {@link #maxBackOff()}; a fault during a back-off stays in the bucket, so the first fault after it may start the next.
+ * An address that makes no fault for longer than {@link #maxBackOff()} starts afresh. Its established connections are
+ * left alone: each ends at its own next fault. Other addresses are not affected. The runtime's metrics count the
+ * refusals and the back-offs ({@link RuntimeMetrics}), and each back-off is a JFR event
+ * ({@code dev.rdmafutures.PeerBackOff}).
  *
- * <p>{@link #standard()} is the default: 8 faults in 10 s, a back-off from 1 s doubling up to an hour. A peer that
- * guesses tokens then makes a few dozen guesses in its first minute and at most 8 an hour after about an hour; against
- * 10,000 exposed regions the expected time to a first hit exceeds six years. {@link #disabled()} counts nothing.
- * Which faults a provider reports is in its documentation: {@code soft} reports the violations it terminates a
- * connection for. Immutable and thread-safe.
+ * <p>{@link #standard()} is the default: 8 faults an hour, a back-off from 1 s doubling up to an hour. A peer that
+ * guesses tokens then makes about a dozen guesses in its first minute and at most 8 an hour from then on; against
+ * 10,000 exposed regions the expected time to a first hit is about six years. An application whose own peers fault
+ * more often than that (a race between a window's invalidation and its use, say) sets a policy of its own.
+ * {@link #disabled()} counts nothing. Which faults a provider reports is in its documentation: {@code soft} reports
+ * the violations it terminates a connection for, except a Send that found no receive posted (which the local side may
+ * have caused). Immutable and thread-safe.
  */
 public final class PeerFaultPolicy {
-    private static final PeerFaultPolicy STANDARD = new PeerFaultPolicy(8, Duration.ofSeconds(10),
+    private static final PeerFaultPolicy STANDARD = new PeerFaultPolicy(8, Duration.ofHours(1),
             Duration.ofSeconds(1), Duration.ofHours(1));
     private static final PeerFaultPolicy DISABLED = new PeerFaultPolicy(0, Duration.ZERO, Duration.ZERO,
             Duration.ZERO);
@@ -40,7 +45,7 @@ public final class PeerFaultPolicy {
         this.maxBackOff = maxBackOff;
     }
 
-    /** 8 faults in 10 s, then a back-off of 1 s that doubles up to an hour; the default. */
+    /** 8 faults an hour, then a back-off of 1 s that doubles up to an hour; the default. */
     public static PeerFaultPolicy standard() {
         return STANDARD;
     }
@@ -84,12 +89,12 @@ public final class PeerFaultPolicy {
         return maxFaults > 0;
     }
 
-    /** The faults within {@link #window()} that start a back-off; 0 when disabled. */
+    /** How many faults the bucket holds before a back-off starts; 0 when disabled. */
     public int maxFaults() {
         return maxFaults;
     }
 
-    /** The span in which {@link #maxFaults()} faults start a back-off. */
+    /** How long the bucket takes to empty of {@link #maxFaults()} faults. */
     public Duration window() {
         return window;
     }
@@ -99,7 +104,7 @@ public final class PeerFaultPolicy {
         return firstBackOff;
     }
 
-    /** The longest back-off, and how long an address must stay quiet after one to start afresh. */
+    /** The longest back-off, and how long an address must make no fault to start afresh. */
     public Duration maxBackOff() {
         return maxBackOff;
     }

@@ -13,8 +13,8 @@ import java.util.Map;
  * @param connectFailures connections this side started that failed, by status (refused, unreachable, timed out...)
  * @param accepts        connection requests accepted and established
  * @param rejects        connection requests rejected by this side (by the application or the framework)
- * @param peerRefusals   of those, the requests refused because their address was in a back-off for its faults
- *                       ({@link PeerFaultPolicy})
+ * @param peerRefusals   connection requests refused because their address was in a back-off for its faults
+ *                       ({@link PeerFaultPolicy}); each is also counted among the rejects once its reject is sent
  * @param peerBackOffs   back-offs the {@link PeerFaultPolicy} started: an address reaching the fault limit
  * @param open           connection ends established and not yet ended (a runtime connected to itself counts two)
  * @param pollers        each poller's duty cycle

@@ -14,7 +14,7 @@ class PeerFaultPolicyTest {
     void theStandardPolicyIsTheDocumentedOne() {
         PeerFaultPolicy standard = PeerFaultPolicy.standard();
         assertThat(standard.enabled()).isTrue();
-        assertThat(standard).isEqualTo(PeerFaultPolicy.of(8, Duration.ofSeconds(10), SECOND, Duration.ofHours(1)));
+        assertThat(standard).isEqualTo(PeerFaultPolicy.of(8, Duration.ofHours(1), SECOND, Duration.ofHours(1)));
         assertThat(standard.maxFaults()).isEqualTo(8);
         assertThat(PeerFaultPolicy.disabled().enabled()).isFalse();
         assertThat(PeerFaultPolicy.disabled().toString()).isEqualTo("PeerFaultPolicy.disabled()");

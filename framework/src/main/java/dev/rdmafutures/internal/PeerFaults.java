@@ -6,7 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A runtime's count of the faults each peer address made, and the back-offs they earned ({@link PeerFaultPolicy}).
+ * A runtime's count of the faults each peer address made, and the back-offs they earned ({@link PeerFaultPolicy}):
+ * per address a leaky bucket that empties at {@code maxFaults} per window, so pacing faults below the limit gains a
+ * peer no more than that rate.
  * Pollers report faults and ask before handing a connection request on; both take one short lock, and neither happens
  * on the data path. Up to {@value #MAX_ADDRESSES} addresses are remembered, the least recently heard forgotten first:
  * an attacker with more addresses than that can make the runtime forget some of them, never refuse a peer that made
@@ -17,7 +19,7 @@ final class PeerFaults {
 
     private final PeerFaultPolicy policy;
     private final RuntimeRecorder recorder;
-    private final long windowNanos;
+    private final double windowNanos;
     private final long firstBackOffNanos;
     private final long maxBackOffNanos;
     private final Map<InetAddress, Record> records = new LinkedHashMap<>(16, 0.75f, true) {
@@ -35,10 +37,12 @@ final class PeerFaults {
         this.maxBackOffNanos = policy.maxBackOff().toNanos();
     }
 
-    /** One address's faults in its current window and its back-off. */
+    /** One address's bucket of faults and its back-off. */
     private static final class Record {
-        long windowStart;
-        int faults;
+        /** Faults in the bucket at {@link #levelAt}; it empties at {@code maxFaults} per window. */
+        double level;
+        long levelAt;
+        long lastFaultAt;
         /** The end of the current back-off; meaningful while {@link #backOffs} is positive. */
         long refusedUntil;
         /** Back-offs so far: the next lasts {@code firstBackOff * 2^backOffs}, up to the maximum. */
@@ -54,14 +58,14 @@ final class PeerFaults {
         long backOff;
         synchronized (this) {
             Record r = current(address, now);
-            if (r.faults == 0 || now - r.windowStart >= windowNanos) {
-                r.windowStart = now;
-                r.faults = 0;
-            }
-            faults = ++r.faults;
-            if (faults < policy.maxFaults() || refusing(r, now)) {
+            r.level = Math.max(0, r.level - (double) (now - r.levelAt) * policy.maxFaults() / windowNanos) + 1;
+            r.levelAt = now;
+            r.lastFaultAt = now;
+            // A fault during a back-off stays in the bucket: the address's first fault after it may start the next.
+            if (r.level < policy.maxFaults() || refusing(r, now)) {
                 return;
             }
+            faults = (int) Math.round(r.level);
             backOff = firstBackOffNanos;
             for (int i = 0; i < r.backOffs && backOff < maxBackOffNanos; i++) {
                 backOff *= 2; // below the maximum (at most a day) before it doubles: no overflow
@@ -69,7 +73,6 @@ final class PeerFaults {
             backOff = Math.min(backOff, maxBackOffNanos);
             r.backOffs++;
             r.refusedUntil = now + backOff;
-            r.faults = 0;
         }
         recorder.peerBackOff(address, faults, backOff);
     }
@@ -93,14 +96,15 @@ final class PeerFaults {
         return r.backOffs > 0 && now - r.refusedUntil < 0;
     }
 
-    /** {@code address}'s record, afresh when it was quiet for the longest back-off after its last one. */
+    /** {@code address}'s record, afresh when it made no fault for longer than the longest back-off. */
     private Record current(InetAddress address, long now) {
         Record r = records.get(address);
-        if (r != null && r.backOffs > 0 && now - r.refusedUntil >= maxBackOffNanos) {
+        if (r != null && now - r.lastFaultAt > maxBackOffNanos) {
             r = null;
         }
         if (r == null) {
             r = new Record();
+            r.levelAt = now;
             records.put(address, r);
         }
         return r;

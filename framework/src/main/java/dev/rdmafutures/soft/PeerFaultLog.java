@@ -12,10 +12,10 @@ import org.slf4j.Logger;
  * can fill the logs. Per peer address (a peer that reconnects comes back on another port), the first fault of a
  * {@value #WINDOW_SECONDS} s window is logged at WARN; the others of that window are logged at DEBUG only and counted,
  * and the next WARN for that address says how many there were. All addresses together get at most
- * {@value #WARNINGS_PER_WINDOW} WARN lines a window, so many addresses cannot flood the logs either; a fault over that
- * budget is counted as its address's. Up to {@value #MAX_ADDRESSES} addresses are remembered, the least recently
- * heard forgotten first (with their counts). The counts of an address that stops faulting are never written: only a
- * fault makes a line. Thread-safe: every poller of a runtime shares one.
+ * {@value #WARNINGS_PER_WINDOW} WARN lines a window from one runtime, so many addresses cannot flood the logs either;
+ * a fault over that budget is counted as its address's. Up to {@value #MAX_ADDRESSES} addresses are remembered, the
+ * least recently heard forgotten first (with their counts). The counts of an address that stops faulting are never
+ * written: only a fault makes a line. Thread-safe: every poller of a runtime shares one.
  */
 final class PeerFaultLog {
     static final int WINDOW_SECONDS = 60;
@@ -69,7 +69,7 @@ final class PeerFaultLog {
             }
         }
         if (unloggedBefore < 0) {
-            log.debug("{} (not logged at WARN: this address had its line this minute)", message);
+            log.debug("{} (not at WARN: this address had its line this minute, or the runtime its 64)", message);
         } else if (unloggedBefore == 0) {
             log.warn(message);
         } else {

@@ -217,16 +217,13 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     }
 
     /** Logs a fault of the peer's, at most a WARN line per peer address a minute ({@link PeerFaultLog}). */
-    void peerFault(String message) {
-        loop.device().peerFaults().fault(remoteAddress, loop.poller().nanoTime(), message);
+    void logPeerFault(String message) {
+        loop.device().peerFaultLog().fault(remoteAddress, loop.poller().nanoTime(), message);
     }
 
     private void onProtocolError(RdmaException error) {
-        peerFault("protocol error on connection " + localAddress + " -> " + remoteAddress + ": "
+        logPeerFault("protocol error on connection " + localAddress + " -> " + remoteAddress + ": "
                 + error.getMessage());
-        if (lifecycle.isEstablished()) {
-            loop.poller().peerFault(remoteAddress); // counted against its address; a handshake's has its deadline
-        }
         switch (lifecycle.phase()) {
             case ESTABLISHING, PENDING -> handshake.giveUp(error);
             case ESTABLISHED, DISCONNECTING -> endConnection(DisconnectReason.PROTOCOL_ERROR);

@@ -62,7 +62,7 @@ final class SoftDevice implements ProviderDevice {
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final SharedPorts sharedPorts = new SharedPorts();
     private final RegionTable regions = new RegionTable();
-    private final PeerFaultLog peerFaults = new PeerFaultLog(LoggerFactory.getLogger(PeerFaultLog.class));
+    private final PeerFaultLog peerFaultLog = new PeerFaultLog(LoggerFactory.getLogger(PeerFaultLog.class));
 
     SoftDevice(ProviderConfig config) {
         this.config = config;
@@ -200,8 +200,8 @@ final class SoftDevice implements ProviderDevice {
     }
 
     /** Where this runtime's connections log what their peers did wrong. */
-    PeerFaultLog peerFaults() {
-        return peerFaults;
+    PeerFaultLog peerFaultLog() {
+        return peerFaultLog;
     }
 
     RegionTable regions() {

@@ -60,7 +60,7 @@ final class SoftQueuePair {
         if (ended) {
             return;
         }
-        connection.peerFault("connection " + connection.localAddress() + " -> " + connection.remoteAddress()
+        connection.logPeerFault("connection " + connection.localAddress() + " -> " + connection.remoteAddress()
                 + ": the peer showed no life for the liveness deadline; ending it");
         RdmaException silent = new RdmaException(Status.IO_TIMEOUT, "the peer " + connection.remoteAddress()
                 + " showed no life for the liveness deadline while this request waited for it");
@@ -139,9 +139,11 @@ final class SoftQueuePair {
         if (ended) {
             return false;
         }
-        connection.peerFault("terminating connection " + connection.localAddress() + " -> "
+        connection.logPeerFault("terminating connection " + connection.localAddress() + " -> "
                 + connection.remoteAddress() + ": " + reason + " (" + detail + ")");
-        connection.loop().poller().peerFault(connection.remoteAddress()); // counted against its address
+        if (!reason.equals(Terminate.NO_BUFFER)) { // a Send that found no receive: this side may be too slow
+            connection.loop().poller().peerFault(connection.remoteAddress());
+        }
         flush(null, new RdmaException(reason.status(), "the connection was terminated (" + reason + ": " + detail
                 + ") before the Send filling this receive was complete"));
         connection.terminate(framing.frame(reason.message()));
@@ -150,7 +152,7 @@ final class SoftQueuePair {
 
     /** The peer terminated: the oldest unfinished request fails with what the Terminate says, the rest CANCELED. */
     void onTerminateReceived(Terminate received) {
-        connection.peerFault("peer " + connection.remoteAddress() + " terminated the connection: " + received);
+        connection.logPeerFault("peer " + connection.remoteAddress() + " terminated the connection: " + received);
         RdmaException culprit = new RdmaException(received.status(), "the peer terminated the connection: "
                 + received);
         flush(culprit, culprit);

@@ -28,9 +28,10 @@ public interface PollerContext {
     void recordError(String where, Throwable error);
 
     /**
-     * The peer at {@code peer} made a fault on an established connection: an access violation or another protocol
-     * error the provider ended the connection for. The runtime counts it against the peer's IP address, which past
-     * the runtime's {@code PeerFaultPolicy} its listeners refuse for a while. Thread-safe.
+     * The peer at {@code peer} (not null) made a fault on an established connection: an access violation or another
+     * protocol error the provider ended the connection for. The runtime counts it against the peer's IP address; once
+     * the address has made more faults than the runtime's {@code PeerFaultPolicy} allows, the runtime's listeners
+     * refuse it for a while. Thread-safe.
      */
     void peerFault(InetSocketAddress peer);
 }

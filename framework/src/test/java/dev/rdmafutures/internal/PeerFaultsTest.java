@@ -46,11 +46,13 @@ class PeerFaultsTest {
         InetAddress a = address(1);
         long now = 0;
         for (int trip = 0; trip < 100; trip++) { // far past the doublings a long could hold
+            long expected = Math.min(day, SECOND << Math.min(trip, 20));
             daily.fault(a, now);
-            assertThat(daily.refuses(a, now)).as("trip %d", trip).isTrue();
-            now += day; // each back-off ends within a day
-            assertThat(daily.refuses(a, now)).as("a day after trip %d", trip).isFalse();
+            assertThat(daily.refuses(a, now + expected - 1)).as("trip %d, within its back-off", trip).isTrue();
+            now += expected;
+            assertThat(daily.refuses(a, now)).as("trip %d, after its back-off", trip).isFalse();
         }
+        assertThat(recorder.peerBackOffs()).isEqualTo(100);
     }
 
     @Test
@@ -63,13 +65,29 @@ class PeerFaultsTest {
     }
 
     @Test
-    void anAddressQuietForTheLongestBackOffStartsAfresh() throws Exception {
+    void anAddressWithoutFaultsForLongerThanTheLongestBackOffStartsAfresh() throws Exception {
         InetAddress a = address(1);
         trip(a, 0);
         trip(a, SECOND); // the second back-off: 2 s, until 3 s
-        trip(a, 3 * SECOND + 4 * SECOND); // quiet 4 s after it ended: a first back-off again, 1 s
-        assertThat(faults.refuses(a, 8 * SECOND - 1)).isTrue();
-        assertThat(faults.refuses(a, 8 * SECOND)).isFalse();
+        trip(a, SECOND + 4 * SECOND + 1); // no fault for longer than 4 s: a first back-off again, 1 s
+        assertThat(faults.refuses(a, 6 * SECOND)).isTrue();
+        assertThat(faults.refuses(a, 6 * SECOND + 1)).isFalse();
+    }
+
+    @Test
+    void pacingFaultsBelowTheLimitGainsNoMoreThanTheBucketsRate() throws Exception {
+        InetAddress a = address(1);
+        // The bucket holds 2 and empties at 2 per 10 s: one fault every 6 s stays below that rate and never fills it,
+        // one every 4 s (2.5 per 10 s) fills it after a few.
+        for (int i = 0; i < 20; i++) {
+            faults.fault(a, i * 6 * SECOND);
+        }
+        assertThat(recorder.peerBackOffs()).as("one fault every 6 s").isZero();
+        InetAddress b = address(2);
+        for (int i = 0; i < 20; i++) {
+            faults.fault(b, i * 4 * SECOND);
+        }
+        assertThat(recorder.peerBackOffs()).as("one fault every 4 s").isPositive();
     }
 
     @Test

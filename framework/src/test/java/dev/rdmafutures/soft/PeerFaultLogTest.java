@@ -64,11 +64,14 @@ class PeerFaultLogTest {
 
     @Test
     void theLeastRecentlyHeardAddressesAreForgottenBeyondTheBound() {
-        for (int i = 0; i <= PeerFaultLog.MAX_ADDRESSES; i++) {
+        log.fault(peer(0, 40_000), 0, "zero");
+        log.fault(peer(0, 40_000), 1, "zero, at DEBUG"); // a count address 0 would report with its next WARN line
+        for (int i = 1; i <= PeerFaultLog.MAX_ADDRESSES; i++) {
             log.fault(peer(i, 40_000), i * MINUTE, "from " + i); // a minute apart: each logged, none over budget
         }
         logger.warnings.clear();
-        // Address 0 was forgotten, so its next fault is a first again; the most recent one is still in its window.
+        // Address 0 was forgotten with its count, so its next fault is a first again, without one; the most recent
+        // address is still in its window.
         log.fault(peer(0, 40_000), PeerFaultLog.MAX_ADDRESSES * MINUTE + 1, "zero again");
         log.fault(peer(PeerFaultLog.MAX_ADDRESSES, 40_000), PeerFaultLog.MAX_ADDRESSES * MINUTE + 2, "last again");
         assertThat(logger.warnings).containsExactly("zero again");

@@ -11,7 +11,6 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RemoteBuffer;
-import dev.rdmafutures.RuntimeMetrics;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.conformance.ManualTicker;
 import java.net.InetAddress;
@@ -28,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A peer address whose connections keep faulting (forged tokens) is refused for a back-off that grows, while other
  * addresses connect and read as before (issue 27, item 3). The server's clock is a {@link ManualTicker}: the test moves
- * it past each back-off instead of sleeping.
+ * it past each back-off instead of sleeping. The bystander's address, 127.0.0.2, is loopback on Linux, where the
+ * project's tests run.
  */
 class SoftPeerFaultPolicyTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -111,9 +111,9 @@ class SoftPeerFaultPolicyTest {
         bystander.close();
 
         ticker.advance(Duration.ofSeconds(1));
-        for (int i = 0; i < 3; i++) {
-            guess(listener, sink); // back after the first back-off, and faulting again
-        }
+        // Back after the first back-off, the bucket still nearly full (it empties at 3 per 10 s): one more fault
+        // starts the second back-off.
+        guess(listener, sink);
         await(() -> server.metrics().peerBackOffs() == 2);
         ticker.advance(Duration.ofSeconds(1));
         assertThat(connectFrom(listener, null)).as("1 s into the second back-off, of 2 s")
@@ -121,19 +121,18 @@ class SoftPeerFaultPolicyTest {
         ticker.advance(Duration.ofSeconds(1));
         assertThat(connectFrom(listener, null)).as("after the second back-off").isEqualTo(Status.SUCCESS);
 
-        RuntimeMetrics metrics = server.metrics();
-        assertThat(metrics.peerRefusals()).isEqualTo(2);
-        assertThat(metrics.rejects()).as("refusals are rejects too").isEqualTo(2);
+        assertThat(server.metrics().peerRefusals()).isEqualTo(2);
+        await(() -> server.metrics().rejects() == 2); // refusals are rejects too, counted once the reject is sent
     }
 
     @Test
-    void faultsSpreadBeyondTheWindowStartNoBackOff() throws Exception {
+    void faultsPacedBelowTheBucketsRateStartNoBackOff() throws Exception {
         RdmaListener listener = start(PeerFaultPolicy.of(3, Duration.ofSeconds(10), Duration.ofSeconds(1),
                 Duration.ofSeconds(8)));
         MemoryRegion sink = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
         for (int i = 0; i < 6; i++) {
             guess(listener, sink);
-            ticker.advance(Duration.ofSeconds(5)); // two faults a window at most
+            ticker.advance(Duration.ofSeconds(5)); // the bucket empties of 1.5 faults meanwhile
         }
         assertThat(connectFrom(listener, null)).isEqualTo(Status.SUCCESS);
         assertThat(server.metrics().peerBackOffs()).isZero();

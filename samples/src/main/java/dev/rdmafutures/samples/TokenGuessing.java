@@ -60,9 +60,9 @@ public final class TokenGuessing {
         sound &= run("with the default policy", PeerFaultPolicy.standard(), "guarded", seconds, regions, logFile,
                 System.out);
         PeerFaultPolicy standard = PeerFaultPolicy.standard();
-        double lastingRate = standard.maxFaults() / (double) standard.maxBackOff().toSeconds();
-        System.out.printf("the default policy's lasting rate, once its back-off reached %s: %d guesses per back-off, "
-                + "so a first hit expected after %.1f years%n", standard.maxBackOff(), standard.maxFaults(),
+        double lastingRate = standard.maxFaults() / (double) standard.window().toSeconds();
+        System.out.printf("the default policy's lasting rate: %d guesses per %s, so a first hit expected after "
+                + "%.1f years%n", standard.maxFaults(), standard.window(),
                 Math.pow(2, 32) / (regions * lastingRate) / SECONDS_PER_YEAR);
         System.exit(sound ? 0 : 1);
     }

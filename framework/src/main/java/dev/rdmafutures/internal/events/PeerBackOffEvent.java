@@ -19,7 +19,7 @@ public final class PeerBackOffEvent extends jdk.jfr.Event {
     @Label("Address")
     public String address;
     @Label("Faults")
-    @Description("The faults within the policy's window that started this back-off")
+    @Description("The faults in the address's bucket when this back-off started")
     public int faults;
     @Label("Back-off")
     @Timespan(Timespan.NANOSECONDS)
