@@ -20,13 +20,14 @@ import java.util.Objects;
  * refusals and the back-offs ({@link RuntimeMetrics}), and each back-off is a JFR event
  * ({@code dev.rdmafutures.PeerBackOff}).
  *
- * <p>{@link #standard()} is the default: 8 faults an hour, a back-off from 1 s doubling up to an hour. A peer that
- * guesses tokens then makes about a dozen guesses in its first minute and at most 8 an hour from then on; against
- * 10,000 exposed regions the expected time to a first hit is about six years. An application whose own peers fault
- * more often than that (a race between a window's invalidation and its use, say) sets a policy of its own.
- * {@link #disabled()} counts nothing. Which faults a provider reports is in its documentation: {@code soft} reports
- * the violations it terminates a connection for, except a Send that found no receive posted (which the local side may
- * have caused). Immutable and thread-safe.
+ * <p>{@link #disabled()} is the default for now. {@link #standard()}, for a server that untrusted peers reach: 8 faults
+ * an hour, a back-off from 1 s doubling up to an hour. A peer that guesses tokens then makes about a dozen guesses in
+ * its first minute and at most 8 an hour from then on; against 10,000 exposed regions the expected time to a first
+ * hit is about six years. It is not the default because a benign race counts too: a peer whose READ reaches a region
+ * this side has just deregistered makes the same fault as a guess, and an application that deregisters under
+ * traffic would see its own peers refused. Which faults a provider reports is in its documentation: {@code soft}
+ * reports the violations it terminates a connection for, except a Send that found no receive posted (which the local
+ * side may have caused). Immutable and thread-safe.
  */
 public final class PeerFaultPolicy {
     private static final PeerFaultPolicy STANDARD = new PeerFaultPolicy(8, Duration.ofHours(1),
@@ -45,12 +46,12 @@ public final class PeerFaultPolicy {
         this.maxBackOff = maxBackOff;
     }
 
-    /** 8 faults an hour, then a back-off of 1 s that doubles up to an hour; the default. */
+    /** 8 faults an hour, then a back-off of 1 s that doubles up to an hour: for servers that untrusted peers reach. */
     public static PeerFaultPolicy standard() {
         return STANDARD;
     }
 
-    /** No address is ever refused for its faults. */
+    /** No address is ever refused for its faults; the default. */
     public static PeerFaultPolicy disabled() {
         return DISABLED;
     }

@@ -229,7 +229,7 @@ public final class RdmaRuntime implements AutoCloseable {
         private Duration livenessTimeout = Duration.ofSeconds(10);
         private Ticker ticker = Ticker.system();
         private Admission admission = Admission.failFast();
-        private PeerFaultPolicy peerFaultPolicy = PeerFaultPolicy.standard();
+        private PeerFaultPolicy peerFaultPolicy = PeerFaultPolicy.disabled();
         private final Map<String, String> providerOptions = new LinkedHashMap<>();
 
         private Builder() {
@@ -357,7 +357,8 @@ public final class RdmaRuntime implements AutoCloseable {
 
         /**
          * When the runtime's listeners refuse a peer address for the faults its connections made (forged tokens,
-         * protocol errors): {@link PeerFaultPolicy#standard()} by default, {@link PeerFaultPolicy#disabled()} never.
+         * protocol errors). {@link PeerFaultPolicy#disabled()} by default; {@link PeerFaultPolicy#standard()} for a
+         * server that untrusted peers reach.
          */
         public Builder peerFaultPolicy(PeerFaultPolicy policy) {
             this.peerFaultPolicy = Objects.requireNonNull(policy, "policy");

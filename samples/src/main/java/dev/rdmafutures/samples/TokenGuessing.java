@@ -30,7 +30,7 @@ import java.util.concurrent.TimeoutException;
  * {@code REMOTE_READ} and accepts any connection, handing out none of them; one attacker thread connects, READs
  * through a forged {@link RemoteBuffer} (offset 0, which is valid in every soft region, and a random token) and
  * connects again whenever the server terminates the connection, as it does after each wrong guess. It runs twice:
- * against a server without defences ({@link PeerFaultPolicy#disabled()}) and against one with the default
+ * against a server without defences ({@link PeerFaultPolicy#disabled()}, the default) and against one with
  * {@link PeerFaultPolicy#standard()}, which refuses the attacker's address for a growing back-off. For each it prints
  * the guesses per second, the hits (READs that brought a region's bytes), the expected time to a first hit at that
  * rate (2^32 / (regions x rate)), how each guess ended, the connects the server refused and the WARN lines it logged.
@@ -57,11 +57,11 @@ public final class TokenGuessing {
                 + "%.1f s a run%n", regions, REGION, seconds);
         boolean sound = run("without defences", PeerFaultPolicy.disabled(), "open", seconds, regions, logFile,
                 System.out);
-        sound &= run("with the default policy", PeerFaultPolicy.standard(), "guarded", seconds, regions, logFile,
+        sound &= run("with the standard policy", PeerFaultPolicy.standard(), "guarded", seconds, regions, logFile,
                 System.out);
         PeerFaultPolicy standard = PeerFaultPolicy.standard();
         double lastingRate = standard.maxFaults() / (double) standard.window().toSeconds();
-        System.out.printf("the default policy's lasting rate: %d guesses per %s, so a first hit expected after "
+        System.out.printf("the standard policy's lasting rate: %d guesses per %s, so a first hit expected after "
                 + "%.1f years%n", standard.maxFaults(), standard.window(),
                 Math.pow(2, 32) / (regions * lastingRate) / SECONDS_PER_YEAR);
         System.exit(sound ? 0 : 1);
@@ -149,8 +149,10 @@ public final class TokenGuessing {
     }
 
     private static String span(double seconds) {
-        if (seconds < 3600) {
+        if (seconds < 3 * 3600) {
             return String.format("%.1f min", seconds / 60);
+        } else if (seconds < 2 * 86400) {
+            return String.format("%.1f hours", seconds / 3600);
         }
         return seconds < SECONDS_PER_YEAR ? String.format("%.1f days", seconds / 86400)
                 : String.format("%.1f years", seconds / SECONDS_PER_YEAR);

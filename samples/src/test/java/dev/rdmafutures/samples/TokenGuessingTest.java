@@ -17,11 +17,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The hostile peer of {@code bin/faults}, run as a user runs it (its own JVM, which sends slf4j-simple's lines to a
- * file): every guess ends typed, however many it makes the server logs one WARN line for them, and the default
- * {@code PeerFaultPolicy} holds it to the few guesses its first back-offs allow.
+ * file): every guess ends typed, however many it makes the server logs one WARN line for them, and
+ * {@code PeerFaultPolicy.standard()} holds it to the few guesses its first back-offs allow.
  */
 class TokenGuessingTest {
-    private static final Pattern RUN = Pattern.compile("(without defences|with the default policy) \\(.*?\\): "
+    private static final Pattern RUN = Pattern.compile("(without defences|with the standard policy) \\(.*?\\): "
             + "guesses (\\d+) \\(.*?/s\\), hits (\\d+), .*?; guesses ended \\{(.*?)\\}; connects failed .*?, "
             + "refused by the policy (\\d+); server WARN lines (\\d+)");
 
@@ -58,7 +58,7 @@ class TokenGuessingTest {
         assertThat(run.group(6)).as("WARN lines for %d guesses", open).isEqualTo("1");
 
         assertThat(run.find()).as(out).isTrue();
-        assertThat(run.group(1)).isEqualTo("with the default policy");
+        assertThat(run.group(1)).isEqualTo("with the standard policy");
         long guarded = Long.parseLong(run.group(2));
         // 8 faults fill the bucket and start a back-off of 1 s; after it one more starts the next, of 2 s.
         assertThat(guarded).as(out).isBetween(8L, 12L);
