@@ -15,6 +15,12 @@ import java.util.stream.Stream;
  */
 record ProcessResources(Set<Thread> threads, Set<String> descriptors) {
     private static final Path FDS = Path.of("/proc/self/fd");
+    /**
+     * What the listing's own descriptor points at. It is open while the directory is read, so it appears in every
+     * sample, under whichever number was free at the time: a number it takes that another sample did not counts as
+     * new unless it is left out.
+     */
+    private static final Path LISTING = Path.of("/proc", Long.toString(ProcessHandle.current().pid()), "fd");
 
     static ProcessResources now() {
         return new ProcessResources(Set.copyOf(Thread.getAllStackTraces().keySet()), openDescriptors());
@@ -50,9 +56,12 @@ record ProcessResources(Set<Thread> threads, Set<String> descriptors) {
         try (Stream<Path> fds = Files.list(FDS)) {
             for (Path fd : (Iterable<Path>) fds::iterator) {
                 try {
-                    found.add(fd.getFileName() + " -> " + Files.readSymbolicLink(fd));
+                    Path target = Files.readSymbolicLink(fd);
+                    if (!target.equals(LISTING)) {
+                        found.add(fd.getFileName() + " -> " + target);
+                    }
                 } catch (IOException closedMeanwhile) {
-                    // the listing's own descriptor, or one another thread closed while we listed: not held
+                    // another thread closed it while we listed: not held
                 }
             }
         } catch (IOException e) {
