@@ -96,8 +96,8 @@ final class Placement {
         }
         Terminate refusal = resolve(stag, Access.REMOTE_WRITE, taggedOffset, length);
         if (refusal != null) {
-            return queuePair.terminate(refusal, String.format("RDMA Write to STag %08x [%d, +%d]", stag,
-                    taggedOffset, length));
+            return queuePair.terminate(refusal, countsAgainstPeer(refusal, stag),
+                    String.format("RDMA Write to STag %08x [%d, +%d]", stag, taggedOffset, length));
         }
         target = views.of(resolvedRegion, resolvedOffset, length);
         return true;
@@ -184,7 +184,8 @@ final class Placement {
         if (!invalidate(invalidateStag)) {
             rx.completion().failed(new RdmaException(Status.ACCESS_VIOLATION, String.format(
                     "peer asked to invalidate STag %08x, which is not valid here", invalidateStag)));
-            queuePair.terminate(Terminate.CANNOT_INVALIDATE, "Send with Invalidate of an unknown STag");
+            queuePair.terminate(Terminate.CANNOT_INVALIDATE, !retired(invalidateStag),
+                    "Send with Invalidate of an unknown STag");
             return;
         }
         arrived(rx);
@@ -209,6 +210,24 @@ final class Placement {
             return true;
         }
         return entry instanceof SoftWindow window && window.invalidateRemotely(stag, scope);
+    }
+
+    /**
+     * Whether refusing {@code stag} with {@code refusal} counts against the peer's address: not when the STag was
+     * valid here and this side retired it, which a correct peer's operation racing the revocation also meets.
+     */
+    boolean countsAgainstPeer(Terminate refusal, int stag) {
+        return !refusal.equals(Terminate.INVALID_STAG) || !retired(stag);
+    }
+
+    /** Whether {@code stag} was valid here and is not any more, as far as the device remembers. */
+    private boolean retired(int stag) {
+        if (regions.retiredRecently(stag)) {
+            return true;
+        }
+        // A window's binding ends without a word when its region is invalidated: its STag is still the binding's.
+        SoftWindow.Binding b = lookup(stag) instanceof SoftWindow window ? window.binding() : null;
+        return b != null && b.stag() == stag && !b.live();
     }
 
     /**

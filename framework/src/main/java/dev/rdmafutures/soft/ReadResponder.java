@@ -68,7 +68,8 @@ final class ReadResponder {
             Terminate refusal = placement.resolve(sourceStag, Access.REMOTE_READ, requestedSourceOffset,
                     requestedSize);
             if (refusal != null) {
-                return queuePair.terminate(refusal, String.format("RDMA Read of STag %08x [%d, +%d]", sourceStag,
+                return queuePair.terminate(refusal, placement.countsAgainstPeer(refusal, sourceStag),
+                        String.format("RDMA Read of STag %08x [%d, +%d]", sourceStag,
                         requestedSourceOffset, requestedSize));
             }
             region = placement.resolvedRegion();

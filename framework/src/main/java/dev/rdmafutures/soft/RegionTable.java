@@ -8,6 +8,8 @@ import java.security.SecureRandom;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
 
 /**
@@ -15,12 +17,22 @@ import java.util.function.IntFunction;
  * random bits from a SecureRandom (index never 0, so no STag is 0; an index is never shared while its entry is in
  * the table), so a peer cannot guess a token it was not given; a lookup of an invalidated region's or a closed
  * window's STag finds nothing, and the entry found for an index says whether the STag's key is the valid one.
+ *
+ * <p>It also remembers the last {@value #RETIRED_REMEMBERED} STags that stopped being valid (a region invalidated, a
+ * window rebound, invalidated or closed): a peer that uses one raced this side's revocation, which a correct peer can
+ * do, rather than guessed. Such a fault still terminates the connection but does not count against the peer's
+ * address ({@code PeerFaultPolicy}). Telling them apart gives a guesser nothing: a guess lands on a retired STag as
+ * rarely as on a live one, and a retired one reaches no memory.
  */
 final class RegionTable {
     private static final int MAX_STAGS = 1 << 20;
+    private static final int RETIRED_REMEMBERED = 4096; // a power of two: the cursor wraps by mask
 
     private final Map<Integer, SoftStag> byIndex = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
+    /** A ring of retired STags, written lock-free from any thread; 0, which no STag is, marks an empty slot. */
+    private final AtomicIntegerArray retired = new AtomicIntegerArray(RETIRED_REMEMBERED);
+    private final AtomicInteger retiredCursor = new AtomicInteger();
 
     SoftRegion register(ByteBuffer bytes, Set<Access> access) {
         return insert(stag -> new SoftRegion(this, bytes, access, stag));
@@ -73,5 +85,28 @@ final class RegionTable {
 
     void remove(SoftStag entry) {
         byIndex.remove(entry.index(), entry);
+    }
+
+    /** {@code stag} was valid and is not any more. */
+    void retire(int stag) {
+        if (stag != 0) {
+            retired.set(retiredCursor.getAndIncrement() & (RETIRED_REMEMBERED - 1), stag);
+        }
+    }
+
+    /**
+     * Whether {@code stag} is among the last STags retired. Scans the ring: asked only when a peer's access already
+     * failed, which ends its connection.
+     */
+    boolean retiredRecently(int stag) {
+        if (stag == 0) {
+            return false;
+        }
+        for (int i = 0; i < RETIRED_REMEMBERED; i++) {
+            if (retired.get(i) == stag) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -134,14 +134,26 @@ final class SoftQueuePair {
         scheduler.onFlushed(flushed);
     }
 
-    /** A role detected a violation: send a Terminate, flush our requests with CANCELED, end the connection. */
+    /**
+     * A role detected a violation: send a Terminate, flush our requests with CANCELED, end the connection. It counts
+     * against the peer's address, except a Send that found no receive (this side may be too slow).
+     */
     boolean terminate(Terminate reason, String detail) {
+        return terminate(reason, !reason.equals(Terminate.NO_BUFFER), detail);
+    }
+
+    /**
+     * As {@link #terminate(Terminate, String)}, counted against the peer's address ({@code PeerFaultPolicy}) only if
+     * {@code countsAgainstPeer}; a token this side retired moments ago is no sign of a hostile peer.
+     */
+    boolean terminate(Terminate reason, boolean countsAgainstPeer, String detail) {
         if (ended) {
             return false;
         }
         connection.logPeerFault("terminating connection " + connection.localAddress() + " -> "
-                + connection.remoteAddress() + ": " + reason + " (" + detail + ")");
-        if (!reason.equals(Terminate.NO_BUFFER)) { // a Send that found no receive: this side may be too slow
+                + connection.remoteAddress() + ": " + reason + " (" + detail + ")"
+                + (countsAgainstPeer ? "" : "; a token retired here, not counted against the peer"));
+        if (countsAgainstPeer) {
             connection.loop().poller().peerFault(connection.remoteAddress());
         }
         flush(null, new RdmaException(reason.status(), "the connection was terminated (" + reason + ": " + detail

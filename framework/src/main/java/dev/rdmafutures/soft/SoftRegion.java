@@ -108,6 +108,7 @@ final class SoftRegion implements ProviderRegion, SoftStag {
             return;
         }
         valid = false;
+        table.retire(token());
         if (slot != null) {
             table.uninstall(this, slot);
         } else {

@@ -108,6 +108,7 @@ final class SoftWindow implements ProviderWindow, SoftStag {
         }
         key = (key + 1) & 0xFF;
         int next = index << 8 | key;
+        revoke();
         binding = new Binding(next, region, offset, length, rights, scope);
         stag = next;
         return null;
@@ -117,8 +118,17 @@ final class SoftWindow implements ProviderWindow, SoftStag {
         if (closed) {
             return closedError();
         }
-        binding = null;
+        revoke();
         return null;
+    }
+
+    /** Ends the current binding, if any; its STag is retired. Guarded by this. */
+    private void revoke() {
+        Binding b = binding;
+        binding = null;
+        if (b != null) {
+            table.retire(b.stag());
+        }
     }
 
     /**
@@ -131,7 +141,7 @@ final class SoftWindow implements ProviderWindow, SoftStag {
         if (closed || b == null || b.stag() != invalidated || b.scope() != scope || !b.live()) {
             return false;
         }
-        binding = null;
+        revoke();
         return true;
     }
 
@@ -171,7 +181,7 @@ final class SoftWindow implements ProviderWindow, SoftStag {
             return;
         }
         closed = true;
-        binding = null;
+        revoke();
         table.remove(this);
     }
 }

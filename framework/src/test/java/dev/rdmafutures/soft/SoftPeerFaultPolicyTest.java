@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.MemoryWindow;
 import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.PeerFaultPolicy;
 import dev.rdmafutures.RdmaConnection;
@@ -17,8 +18,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -138,6 +141,63 @@ class SoftPeerFaultPolicyTest {
         }
         assertThat(connectFrom(listener, null)).isEqualTo(Status.SUCCESS);
         assertThat(server.metrics().peerBackOffs()).isZero();
+    }
+
+    @Test
+    void tokensThisSideRetiredDoNotCountAgainstThePeer() throws Exception {
+        // A policy that starts a back-off at the first fault that counts.
+        server = serverBuilder().peerFaultPolicy(PeerFaultPolicy.of(1, Duration.ofHours(1), Duration.ofHours(1),
+                Duration.ofHours(1))).build();
+        RdmaListener listener = server.listen(new InetSocketAddress(ATTACKER, 0));
+        BlockingQueue<RdmaConnection> accepted = new LinkedBlockingQueue<>();
+        listener.onRequest(request -> request.accept().thenAccept(accepted::add));
+        MemoryRegion sink = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+        RdmaConnection connection = connect(listener);
+        RdmaConnection served = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+        // A region deregistered while its peer still holds the token.
+        MemoryRegion region = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+        RemoteBuffer regionToken = region.remote();
+        region.close();
+        assertThat(failure(read(connection, sink, regionToken))).isEqualTo(Status.ACCESS_VIOLATION);
+
+        // A window rebound (its earlier token retired), then one whose region is deregistered under it.
+        MemoryRegion backing = server.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+        MemoryWindow window = server.allocateMemoryWindow();
+        connection = connect(listener);
+        served = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+        RemoteBuffer first = served.bind(window, backing, 0, 64, Access.REMOTE_READ).get(WAIT.toSeconds(),
+                TimeUnit.SECONDS);
+        RemoteBuffer second = served.bind(window, backing, 0, 64, Access.REMOTE_READ).get(WAIT.toSeconds(),
+                TimeUnit.SECONDS);
+        assertThat(failure(read(connection, sink, first))).isEqualTo(Status.ACCESS_VIOLATION);
+        connection = connect(listener);
+        served = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+        RemoteBuffer third = served.bind(window, backing, 0, 64, Access.REMOTE_READ).get(WAIT.toSeconds(),
+                TimeUnit.SECONDS);
+        assertThat(failure(read(connection, sink, third))).as("the window's token works").isEqualTo(Status.SUCCESS);
+        backing.close();
+        assertThat(failure(read(connection, sink, third))).isEqualTo(Status.ACCESS_VIOLATION);
+
+        assertThat(connectFrom(listener, null)).as("three retired tokens later").isEqualTo(Status.SUCCESS);
+        assertThat(server.metrics().peerBackOffs()).isZero();
+        // The same peer forging a token is refused at once.
+        guess(listener, sink);
+        await(() -> server.metrics().peerBackOffs() == 1);
+        assertThat(connectFrom(listener, null)).isEqualTo(Status.CONNECTION_REFUSED);
+    }
+
+    private RdmaRuntime.Builder serverBuilder() {
+        client = RdmaRuntime.builder().threadNamePrefix("client").build();
+        return RdmaRuntime.builder().threadNamePrefix("server").ticker(ticker);
+    }
+
+    private RdmaConnection connect(RdmaListener listener) throws Exception {
+        return client.connector().connect(listener.localAddress()).start().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private static CompletableFuture<?> read(RdmaConnection connection, MemoryRegion sink, RemoteBuffer from) {
+        return connection.read(sink.slice(0, 8), from.slice(0, 8), 0, OperationFlags.NONE);
     }
 
     @Test
