@@ -20,14 +20,15 @@ import java.util.Objects;
  * refusals and the back-offs ({@link RuntimeMetrics}), and each back-off is a JFR event
  * ({@code dev.rdmafutures.PeerBackOff}).
  *
- * <p>{@link #disabled()} is the default for now. {@link #standard()}, for a server that untrusted peers reach: 8 faults
- * an hour, a back-off from 1 s doubling up to an hour. A peer that guesses tokens then makes about a dozen guesses in
- * its first minute and at most 8 an hour from then on; against 10,000 exposed regions the expected time to a first
- * hit is about six years. It is not the default because a benign race counts too: a peer whose READ reaches a region
- * this side has just deregistered makes the same fault as a guess, and an application that deregisters under
- * traffic would see its own peers refused. Which faults a provider reports is in its documentation: {@code soft}
- * reports the violations it terminates a connection for, except a Send that found no receive posted (which the local
- * side may have caused). Immutable and thread-safe.
+ * <p>{@link #standard()} is the default: 8 faults an hour, a back-off from 1 s doubling up to an hour. A peer that
+ * guesses tokens then makes about a dozen guesses in its first minute and at most 8 an hour from then on; against
+ * 10,000 exposed regions the expected time to a first hit is about six years. A benign race does not count: a peer
+ * whose READ reaches a region this side has just deregistered, or a window it has just rebound, uses a token this
+ * side retired, which a provider tells apart from a forged one. {@link #disabled()} counts nothing: for a test harness
+ * that injects faults on purpose, or peers that are all trusted. Which faults a provider reports is in its
+ * documentation: {@code soft} reports the violations it terminates a connection for, except a Send that found no
+ * receive posted (which the local side may have caused) and a token it retired moments ago. Immutable and
+ * thread-safe.
  */
 public final class PeerFaultPolicy {
     private static final PeerFaultPolicy STANDARD = new PeerFaultPolicy(8, Duration.ofHours(1),
@@ -46,12 +47,12 @@ public final class PeerFaultPolicy {
         this.maxBackOff = maxBackOff;
     }
 
-    /** 8 faults an hour, then a back-off of 1 s that doubles up to an hour: for servers that untrusted peers reach. */
+    /** 8 faults an hour, then a back-off of 1 s that doubles up to an hour; the default. */
     public static PeerFaultPolicy standard() {
         return STANDARD;
     }
 
-    /** No address is ever refused for its faults; the default. */
+    /** No address is ever refused for its faults: for harnesses that make faults on purpose. */
     public static PeerFaultPolicy disabled() {
         return DISABLED;
     }

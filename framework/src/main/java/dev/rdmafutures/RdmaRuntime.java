@@ -229,7 +229,7 @@ public final class RdmaRuntime implements AutoCloseable {
         private Duration livenessTimeout = Duration.ofSeconds(10);
         private Ticker ticker = Ticker.system();
         private Admission admission = Admission.failFast();
-        private PeerFaultPolicy peerFaultPolicy = PeerFaultPolicy.disabled();
+        private PeerFaultPolicy peerFaultPolicy = PeerFaultPolicy.standard();
         private final Map<String, String> providerOptions = new LinkedHashMap<>();
 
         private Builder() {
@@ -357,8 +357,8 @@ public final class RdmaRuntime implements AutoCloseable {
 
         /**
          * When the runtime's listeners refuse a peer address for the faults its connections made (forged tokens,
-         * protocol errors). {@link PeerFaultPolicy#disabled()} by default; {@link PeerFaultPolicy#standard()} for a
-         * server that untrusted peers reach.
+         * protocol errors). {@link PeerFaultPolicy#standard()} by default; {@link PeerFaultPolicy#disabled()} for a
+         * harness that makes faults on purpose.
          */
         public Builder peerFaultPolicy(PeerFaultPolicy policy) {
             this.peerFaultPolicy = Objects.requireNonNull(policy, "policy");

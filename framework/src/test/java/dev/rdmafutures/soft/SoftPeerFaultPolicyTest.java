@@ -201,15 +201,18 @@ class SoftPeerFaultPolicyTest {
     }
 
     @Test
-    void theDefaultPolicyRefusesNoOne() throws Exception {
-        RdmaListener listener = start(null); // disabled until faults on just-revoked tokens are told apart
+    void theDefaultPolicyIsTheStandardOne() throws Exception {
+        RdmaListener listener = start(null);
         MemoryRegion sink = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
-        for (int i = 0; i < 20; i++) {
+        int allowed = PeerFaultPolicy.standard().maxFaults();
+        for (int i = 0; i < allowed; i++) {
             guess(listener, sink);
         }
+        await(() -> server.metrics().peerBackOffs() == 1);
+        assertThat(connectFrom(listener, null)).isEqualTo(Status.CONNECTION_REFUSED);
+        ticker.advance(PeerFaultPolicy.standard().firstBackOff());
         assertThat(connectFrom(listener, null)).isEqualTo(Status.SUCCESS);
-        assertThat(server.metrics().peerBackOffs()).isZero();
-        assertThat(server.metrics().peerRefusals()).isZero();
+        assertThat(server.metrics().peerRefusals()).isEqualTo(1);
     }
 
     /** Waits for what the server's pollers count after the connection ended on the client's side. */

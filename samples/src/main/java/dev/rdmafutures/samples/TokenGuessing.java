@@ -30,7 +30,7 @@ import java.util.concurrent.TimeoutException;
  * {@code REMOTE_READ} and accepts any connection, handing out none of them; one attacker thread connects, READs
  * through a forged {@link RemoteBuffer} (offset 0, which is valid in every soft region, and a random token) and
  * connects again whenever the server terminates the connection, as it does after each wrong guess. It runs twice:
- * against a server without defences ({@link PeerFaultPolicy#disabled()}, the default) and against one with
+ * against a server without defences ({@link PeerFaultPolicy#disabled()}) and against one with the default,
  * {@link PeerFaultPolicy#standard()}, which refuses the attacker's address for a growing back-off. For each it prints
  * the guesses per second, the hits (READs that brought a region's bytes), the expected time to a first hit at that
  * rate (2^32 / (regions x rate)), how each guess ended, the connects the server refused and the WARN lines it logged.
