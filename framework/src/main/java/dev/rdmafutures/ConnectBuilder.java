@@ -38,6 +38,16 @@ public interface ConnectBuilder {
     ConnectBuilder withMaxSge(int initiator, int receive);
 
     /**
+     * Opens the connection in {@code domain} instead of the runtime's default one ({@code NdkCreateQp} on a PD): its
+     * peer reaches only tokens of that domain, and it posts only that domain's regions, windows and slots. A shared
+     * receive queue named for it must be of the same domain, which {@code start()} checks.
+     *
+     * @throws RdmaException {@link Status#INVALID_PARAMETER} for another runtime's domain,
+     *                       {@link Status#INVALID_DEVICE_STATE} for a closed one
+     */
+    ConnectBuilder inDomain(ProtectionDomain domain);
+
+    /**
      * Takes every Send the peer makes into {@code queue} instead of receives posted on the connection
      * ({@code NdkCreateQpWithSrq}). The queue must belong to this runtime and be open.
      *

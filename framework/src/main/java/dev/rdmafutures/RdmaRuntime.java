@@ -88,7 +88,19 @@ public final class RdmaRuntime implements AutoCloseable {
     }
 
     /**
-     * Allocates an unbound memory window ({@code NdkCreateMw}); see {@link MemoryWindow}.
+     * Creates a protection domain ({@code NdkCreatePd}); see {@link ProtectionDomain}. What this runtime's own methods
+     * make, and connections that name no domain, are in the runtime's default domain.
+     *
+     * @throws RdmaException {@link Status#INSUFFICIENT_RESOURCES} when the adapter has no room,
+     *                       {@link Status#INVALID_DEVICE_STATE} when the runtime is closed
+     */
+    public ProtectionDomain protectionDomain() {
+        return core.protectionDomain();
+    }
+
+    /**
+     * Allocates an unbound memory window ({@code NdkCreateMw}) in the default protection domain; see
+     * {@link MemoryWindow}.
      *
      * @throws RdmaException {@link Status#NOT_SUPPORTED} where {@link AdapterInfo#isMemoryWindowSupported()} is false,
      *                       {@link Status#INSUFFICIENT_RESOURCES} when the adapter has no window left,

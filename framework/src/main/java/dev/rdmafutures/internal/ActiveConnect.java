@@ -36,9 +36,10 @@ final class ActiveConnect implements ConnectEvents {
     private ConnectAttempt attempt;
     private Cancellable deadline;
 
-    private ActiveConnect(RuntimeOwner runtime, PollerProxy poller, ConnectSpec spec, Duration timeout,
+    private ActiveConnect(DomainImpl domain, PollerProxy poller, ConnectSpec spec, Duration timeout,
                           SharedEndpointImpl shared, SharedReceiveQueueImpl sharedQueue,
                           Consumer<DisconnectReason> onDisconnect) {
+        RuntimeOwner runtime = domain.owner();
         this.runtime = runtime;
         this.poller = poller;
         this.spec = spec;
@@ -46,21 +47,22 @@ final class ActiveConnect implements ConnectEvents {
         this.shared = shared;
         this.established = runtime.newFuture();
         this.accepted = spec.twoPhase() ? runtime.newFuture() : null;
-        this.connection = new ConnectionImpl(runtime, poller, spec.queueDepths(), sharedQueue, onDisconnect,
+        this.connection = new ConnectionImpl(domain, poller, spec.queueDepths(), sharedQueue, onDisconnect,
                 this::releaseDestination);
     }
 
     /** Starts an attempt on the next poller; returns the future the caller waits on (one- or two-phase). */
-    static CompletableFuture<?> start(RuntimeOwner runtime, ConnectSpec spec, Duration timeout,
+    static CompletableFuture<?> start(DomainImpl domain, ConnectSpec spec, Duration timeout,
                                       SharedEndpointImpl shared, SharedReceiveQueueImpl sharedQueue,
                                       Consumer<DisconnectReason> onDisconnect) {
+        RuntimeOwner runtime = domain.owner();
         if (shared != null) {
             RdmaException refused = shared.reserve(spec.destination());
             if (refused != null) {
                 return RdmaFuture.failed(refused);
             }
         }
-        ActiveConnect c = new ActiveConnect(runtime, runtime.nextPoller(), spec, timeout, shared, sharedQueue,
+        ActiveConnect c = new ActiveConnect(domain, runtime.nextPoller(), spec, timeout, shared, sharedQueue,
                 onDisconnect);
         CompletableFuture<?> handedOut = c.accepted != null ? c.accepted : c.established;
         handedOut.whenComplete((v, e) -> {

@@ -4,6 +4,7 @@ import dev.rdmafutures.ConnectBuilder;
 import dev.rdmafutures.DeferredConnectBuilder;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.PendingConnection;
+import dev.rdmafutures.ProtectionDomain;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
@@ -27,6 +28,7 @@ final class ConnectBuilderImpl implements ConnectBuilder {
     private ReadLimits readLimits = ReadLimits.DEFAULT;
     private QueueDepths queueDepths = QueueDepths.DEFAULT;
     private SharedReceiveQueueImpl sharedQueue;
+    private DomainImpl domain;
     private byte[] privateData = new byte[0];
     private InetSocketAddress localAddress;
     private SharedEndpointImpl shared;
@@ -38,6 +40,7 @@ final class ConnectBuilderImpl implements ConnectBuilder {
         this.runtime = runtime;
         this.destination = Validation.destination(destination);
         this.timeout = runtime.connectTimeout();
+        this.domain = runtime.defaultDomain();
     }
 
     @Override
@@ -55,6 +58,12 @@ final class ConnectBuilderImpl implements ConnectBuilder {
     @Override
     public ConnectBuilder withMaxSge(int initiator, int receive) {
         this.queueDepths = queueDepths.withMaxSge(initiator, receive);
+        return this;
+    }
+
+    @Override
+    public ConnectBuilder inDomain(ProtectionDomain domain) {
+        this.domain = DomainImpl.check(runtime, domain);
         return this;
     }
 
@@ -137,9 +146,15 @@ final class ConnectBuilderImpl implements ConnectBuilder {
         if (sharedQueue != null && sharedQueue.isClosed()) {
             return RdmaFuture.failed(SharedQueues.closed(sharedQueue));
         }
+        try {
+            domain.checkOpen("open a connection in");
+            SharedQueues.checkDomain(sharedQueue, domain);
+        } catch (RdmaException e) {
+            return RdmaFuture.failed(e);
+        }
         ConnectSpec spec = new ConnectSpec(destination, localAddress, shared == null ? null : shared.address(),
-                readLimits, queueDepths.cappedTo(runtime.adapterInfo()),
+                readLimits, queueDepths.cappedTo(runtime.adapterInfo()), domain.provider(),
                 sharedQueue == null ? null : sharedQueue.provider(), privateData, twoPhase);
-        return ActiveConnect.start(runtime, spec, timeout, shared, sharedQueue, onDisconnect);
+        return ActiveConnect.start(domain, spec, timeout, shared, sharedQueue, onDisconnect);
     }
 }

@@ -28,13 +28,15 @@ import java.util.function.Supplier;
  */
 abstract sealed class ConnectionDataPath implements RdmaConnection permits ConnectionImpl {
     private final RuntimeOwner runtime;
+    private final DomainImpl domain;
     private final PollerProxy poller;
     private final Posting posting;
 
-    ConnectionDataPath(RuntimeOwner runtime, PollerProxy poller) {
-        this.runtime = runtime;
+    ConnectionDataPath(DomainImpl domain, PollerProxy poller) {
+        this.runtime = domain.owner();
+        this.domain = domain;
         this.poller = poller;
-        this.posting = new Posting(runtime, poller, (OperationTarget) this, runtime.admission(), this::checkAccepts);
+        this.posting = new Posting(domain, poller, (OperationTarget) this, runtime.admission(), this::checkAccepts);
     }
 
     /** The last check of every post, after its arguments': see {@link Posting.Guard}. */
@@ -120,7 +122,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     public CompletableFuture<RemoteBuffer> bind(MemoryWindow window, MemoryRegion region, int offset, int length,
                                                 Access... rights) {
         try {
-            MemoryWindowImpl w = Windows.check(runtime, window);
+            MemoryWindowImpl w = Windows.check(runtime, domain, window);
             Objects.requireNonNull(region, "region");
             int bits = Windows.rightsBits(region, rights);
             WindowFuture<RemoteBuffer> future = WindowFuture.bind(runtime.driver(), w, length);
@@ -134,7 +136,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
 
     @Override
     public CompletableFuture<Void> invalidate(MemoryWindow window) {
-        return invalidateToken(() -> Windows.check(runtime, window).provider());
+        return invalidateToken(() -> Windows.check(runtime, domain, window).provider());
     }
 
     /** Posts an invalidation of the window or fast-register slot {@code checked} gives once it checked it. */
@@ -153,7 +155,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     @Override
     public CompletableFuture<MemoryRegion> fastRegister(FastRegion slot, ByteBuffer bytes, Access... access) {
         try {
-            FastRegionImpl s = Windows.check(runtime, slot);
+            FastRegionImpl s = Windows.check(runtime, domain, slot);
             MemoryRegionImpl region = Windows.prepare(runtime, s, bytes, access);
             WindowFuture<MemoryRegion> future = WindowFuture.fastRegister(runtime.driver(), region);
             posted(posting.checkedWindow(WorkRequest.Kind.FAST_REGISTER, s.provider(), region, 0, region.length(),
@@ -166,7 +168,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
 
     @Override
     public CompletableFuture<Void> invalidate(FastRegion slot) {
-        return invalidateToken(() -> Windows.check(runtime, slot).provider());
+        return invalidateToken(() -> Windows.check(runtime, domain, slot).provider());
     }
 
     private void posted(CallbackOperation op, CompletionCallback future, String what) {

@@ -38,9 +38,10 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
     /** Established on the shared queue, and not yet released by a disconnect request or the end. Guarded by this. */
     private boolean usesSharedQueue;
 
-    ConnectionImpl(RuntimeOwner runtime, PollerProxy poller, QueueDepths depths, SharedReceiveQueueImpl sharedQueue,
+    ConnectionImpl(DomainImpl domain, PollerProxy poller, QueueDepths depths, SharedReceiveQueueImpl sharedQueue,
                    Consumer<DisconnectReason> disconnectCallback, Runnable onEnd) {
-        super(runtime, poller);
+        super(domain, poller);
+        RuntimeOwner runtime = domain.owner();
         this.runtime = runtime;
         this.completions = runtime.completions();
         this.poller = poller;

@@ -3,6 +3,7 @@ package dev.rdmafutures.internal;
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.ProtectionDomain;
 import dev.rdmafutures.QueueDepths;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
@@ -30,11 +31,13 @@ final class ConnectionRequestImpl implements ConnectionRequest {
     private ReadLimits readLimits = ReadLimits.DEFAULT;
     private QueueDepths queueDepths = QueueDepths.DEFAULT;
     private SharedReceiveQueueImpl sharedQueue;
+    private DomainImpl domain;
     private byte[] privateData = new byte[0];
     private Consumer<DisconnectReason> onDisconnect;
 
     ConnectionRequestImpl(RuntimeOwner runtime, IncomingRequest request) {
         this.runtime = runtime;
+        this.domain = runtime.defaultDomain();
         this.request = request;
         this.poller = ((Poller) request.poller()).proxy(); // providers report on the poller context we gave them
     }
@@ -74,6 +77,12 @@ final class ConnectionRequestImpl implements ConnectionRequest {
     }
 
     @Override
+    public ConnectionRequest inDomain(ProtectionDomain domain) {
+        this.domain = DomainImpl.check(runtime, domain);
+        return this;
+    }
+
+    @Override
     public ConnectionRequest withQueueDepths(int initiator, int receive) {
         this.queueDepths = new QueueDepths(initiator, receive, queueDepths.initiatorSge(), queueDepths.receiveSge());
         return this;
@@ -109,6 +118,13 @@ final class ConnectionRequestImpl implements ConnectionRequest {
         if (privateData.length > max) {
             return RdmaFuture.failed(Validation.overflow("accept", privateData.length, max));
         }
+        DomainImpl in = domain; // checked before answering: a request refused here can still be answered
+        try {
+            in.checkOpen("accept a connection in");
+            SharedQueues.checkDomain(sharedQueue, in);
+        } catch (RdmaException e) {
+            return RdmaFuture.failed(e);
+        }
         if (!answered.compareAndSet(false, true)) {
             return RdmaFuture.failed(alreadyAnswered());
         }
@@ -117,10 +133,10 @@ final class ConnectionRequestImpl implements ConnectionRequest {
         }
         RdmaFuture<RdmaConnection> future = runtime.newFuture();
         QueueDepths depths = queueDepths.cappedTo(runtime.adapterInfo());
-        ConnectionImpl connection = new ConnectionImpl(runtime, poller, depths, sharedQueue, onDisconnect, null);
+        ConnectionImpl connection = new ConnectionImpl(in, poller, depths, sharedQueue, onDisconnect, null);
         byte[] pd = privateData;
         ReadLimits limits = readLimits;
-        poller.submit("accept", () -> request.accept(limits, depths,
+        poller.submit("accept", () -> request.accept(limits, depths, in.provider(),
                 sharedQueue == null ? null : sharedQueue.provider(), pd, connection, new EstablishEvents() {
             @Override
             public void onEstablished(ProviderConnection providerConnection, ConnectionData data) {

@@ -6,11 +6,13 @@ import dev.rdmafutures.spi.ProviderFastRegion;
 /** The API face of a provider's fast-register region slot. */
 final class FastRegionImpl implements FastRegion {
     private final RuntimeOwner owner;
+    private final DomainImpl domain;
     private final ProviderFastRegion slot;
     private volatile boolean closed;
 
-    FastRegionImpl(RuntimeOwner owner, ProviderFastRegion slot) {
-        this.owner = owner;
+    FastRegionImpl(DomainImpl domain, ProviderFastRegion slot) {
+        this.owner = domain.owner();
+        this.domain = domain;
         this.slot = slot;
     }
 
@@ -20,6 +22,10 @@ final class FastRegionImpl implements FastRegion {
 
     boolean belongsTo(RuntimeOwner runtime) {
         return owner == runtime;
+    }
+
+    DomainImpl domain() {
+        return domain;
     }
 
     boolean isClosed() {
@@ -38,7 +44,7 @@ final class FastRegionImpl implements FastRegion {
         }
         closed = true;
         slot.close();
-        owner.untrack(this);
+        domain.untrack(this);
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class MemoryRegionImpl implements MemoryRegion {
     private final RuntimeOwner owner;
+    private final DomainImpl domain;
     private final ProviderRegion region;
     private final AtomicInteger inUse = new AtomicInteger();
     private final RemoteBuffer remote;
@@ -21,8 +22,9 @@ public final class MemoryRegionImpl implements MemoryRegion {
     private final boolean localWrite;
     private volatile boolean retiring;
 
-    MemoryRegionImpl(RuntimeOwner owner, ProviderRegion region) {
-        this.owner = owner;
+    MemoryRegionImpl(DomainImpl domain, ProviderRegion region) {
+        this.owner = domain.owner();
+        this.domain = domain;
         this.region = region;
         this.remote = new RemoteBuffer(region.remoteBase(), region.length(), region.token());
         this.localWrite = region.access().contains(Access.LOCAL_WRITE);
@@ -39,6 +41,10 @@ public final class MemoryRegionImpl implements MemoryRegion {
 
     boolean belongsTo(RuntimeOwner runtime) {
         return owner == runtime;
+    }
+
+    DomainImpl domain() {
+        return domain;
     }
 
     @Override
@@ -94,7 +100,7 @@ public final class MemoryRegionImpl implements MemoryRegion {
     @Override
     public void deregister() {
         region.invalidate();
-        owner.untrack(this);
+        domain.untrack(this);
     }
 
     @Override

@@ -9,12 +9,14 @@ import dev.rdmafutures.spi.ProviderWindow;
 /** The API face of a provider's memory window; remembers the span of its last binding for {@link #remote()}. */
 final class MemoryWindowImpl implements MemoryWindow {
     private final RuntimeOwner owner;
+    private final DomainImpl domain;
     private final ProviderWindow window;
     private volatile RemoteBuffer bound;
     private volatile boolean closed;
 
-    MemoryWindowImpl(RuntimeOwner owner, ProviderWindow window) {
-        this.owner = owner;
+    MemoryWindowImpl(DomainImpl domain, ProviderWindow window) {
+        this.owner = domain.owner();
+        this.domain = domain;
         this.window = window;
     }
 
@@ -24,6 +26,10 @@ final class MemoryWindowImpl implements MemoryWindow {
 
     boolean belongsTo(RuntimeOwner runtime) {
         return owner == runtime;
+    }
+
+    DomainImpl domain() {
+        return domain;
     }
 
     boolean isClosed() {
@@ -65,7 +71,7 @@ final class MemoryWindowImpl implements MemoryWindow {
         }
         closed = true;
         window.close();
-        owner.untrack(this);
+        domain.untrack(this);
     }
 
     @Override

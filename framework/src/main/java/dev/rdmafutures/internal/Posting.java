@@ -30,6 +30,8 @@ final class Posting {
     private static final int WAITS = 1;
     private static final int REFUSED = 2;
     private final RuntimeOwner runtime;
+    /** The protection domain every local region posted here must belong to. */
+    private final DomainImpl domain;
     private final PollerProxy poller;
     private final OperationTarget target;
     private final CallbackOperation.Pool pool;
@@ -47,10 +49,11 @@ final class Posting {
 
     /**
      * Posts to {@code target}; with {@code admission} waiting ({@link Admission#waitForSlot}), a post without a free
-     * slot waits for one, except a batch's (see {@code mayWait}).
+     * slot waits for one, except a batch's (see {@code mayWait}). Local regions must be of {@code domain}.
      */
-    Posting(RuntimeOwner runtime, PollerProxy poller, OperationTarget target, Admission admission, Guard guard) {
-        this.runtime = runtime;
+    Posting(DomainImpl domain, PollerProxy poller, OperationTarget target, Admission admission, Guard guard) {
+        this.runtime = domain.owner();
+        this.domain = domain;
         this.poller = poller;
         this.target = target;
         this.waiters = admission.waits() ? new SlotWaiters(target, poller, admission) : null;
@@ -217,10 +220,14 @@ final class Posting {
         return Status.SUCCESS;
     }
 
-    /** A local region: this runtime's, valid, and writable where data is placed in it. */
+    /** A local region: this runtime's, of the target's domain, valid, and writable where data is placed in it. */
     private Status checkRegion(MemoryRegion local, boolean placesData, boolean explain) {
         if (!(local instanceof MemoryRegionImpl region) || !region.belongsTo(runtime)) {
             return refuse(Status.ACCESS_VIOLATION, explain ? local + " was not registered with this runtime" : null);
+        }
+        if (region.domain() != domain) {
+            return refuse(Status.ACCESS_VIOLATION, explain ? local + " belongs to " + region.domain() + ", not to "
+                    + domain + ", where this is posted" : null);
         }
         if (!region.isValid()) {
             return refuse(Status.ACCESS_VIOLATION, explain ? local + " is deregistered or invalidated" : null);

@@ -7,6 +7,7 @@ import dev.rdmafutures.FastRegion;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.MemoryWindow;
 import dev.rdmafutures.PollerMetrics;
+import dev.rdmafutures.ProtectionDomain;
 import dev.rdmafutures.RdmaConnector;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -62,6 +63,9 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private final RdmaConnector connector = new ConnectorImpl(this);
     /** Listeners, shared endpoints and regions still open: closed with the runtime. */
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
+    private final DomainImpl defaultDomain;
+    /** Protection domains created and not closed: released with the runtime, after what was made in them. */
+    private final Set<DomainImpl> domains = ConcurrentHashMap.newKeySet();
     private final boolean invoked;
     /** Set once, by the one close() that runs the shutdown; concurrent closes return at once. */
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -79,6 +83,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         this.device = provider.open(new ProviderConfig(settings.providerOptions(), settings.handshakeTimeout(),
                 settings.disconnectTimeout(), settings.livenessTimeout()));
         this.adapterInfo = device.adapterInfo();
+        this.defaultDomain = new DomainImpl(this, device.defaultDomain(), true);
         this.recorder = new RuntimeRecorder(providerName, settings.slowOperationThreshold());
         this.peerFaults = new PeerFaults(settings.peerFaultPolicy(), recorder);
         this.invoked = settings.pollerThreads() == 0;
@@ -140,34 +145,68 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         return shared;
     }
 
+    @Override
+    public DomainImpl defaultDomain() {
+        return defaultDomain;
+    }
+
+    /** Creates a protection domain; see {@code RdmaRuntime.protectionDomain}. */
+    public ProtectionDomain protectionDomain() {
+        if (closed.get()) {
+            throw Validation.closed("protectionDomain");
+        }
+        DomainImpl domain = new DomainImpl(this, device.createDomain(), false);
+        domains.add(domain);
+        if (closed.get()) { // closed meanwhile: its close may have released the domains before this one was added
+            domains.remove(domain);
+            domain.closeWithRuntime();
+            throw Validation.closed("protectionDomain");
+        }
+        return domain;
+    }
+
     /** Allocates a memory window; see {@code RdmaRuntime.allocateMemoryWindow}. */
     public MemoryWindow allocateMemoryWindow() {
+        return allocateMemoryWindow(defaultDomain);
+    }
+
+    MemoryWindow allocateMemoryWindow(DomainImpl domain) {
         if (!adapterInfo.isMemoryWindowSupported()) {
             throw Windows.unsupported(this);
         }
         if (closed.get()) {
             throw Validation.closed("allocateMemoryWindow");
         }
-        MemoryWindowImpl window = new MemoryWindowImpl(this, device.allocateWindow());
+        MemoryWindowImpl window = domain.create("allocate a memory window in",
+                () -> new MemoryWindowImpl(domain, domain.provider().allocateWindow()));
         resources.add(window);
         return window;
     }
 
     /** Allocates a fast-register region slot; see {@code RdmaRuntime.allocateFastRegion}. */
     public FastRegion allocateFastRegion() {
+        return allocateFastRegion(defaultDomain);
+    }
+
+    FastRegion allocateFastRegion(DomainImpl domain) {
         if (!adapterInfo.isFastRegisterSupported()) {
             throw Windows.fastRegisterUnsupported(this);
         }
         if (closed.get()) {
             throw Validation.closed("allocateFastRegion");
         }
-        FastRegionImpl slot = new FastRegionImpl(this, device.allocateFastRegion());
+        FastRegionImpl slot = domain.create("allocate a fast-register region in",
+                () -> new FastRegionImpl(domain, domain.provider().allocateFastRegion()));
         resources.add(slot);
         return slot;
     }
 
     /** Creates a shared receive queue on the next poller; see {@code RdmaRuntime.sharedReceiveQueue}. */
     public SharedReceiveQueue sharedReceiveQueue(int depth, int maxSge) {
+        return sharedReceiveQueue(defaultDomain, depth, maxSge);
+    }
+
+    SharedReceiveQueue sharedReceiveQueue(DomainImpl domain, int depth, int maxSge) {
         int maxDepth = adapterInfo.maxSharedReceiveQueueDepth();
         if (maxDepth == 0) {
             throw new RdmaException(Status.NOT_SUPPORTED, adapterInfo.deviceName()
@@ -181,19 +220,27 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         if (closed.get()) {
             throw Validation.closed("sharedReceiveQueue");
         }
-        SharedReceiveQueueImpl queue = new SharedReceiveQueueImpl(this, nextPoller(), depth, maxSge);
-        queue.bind(device.createSharedReceiveQueue(depth, maxSge, queue));
+        SharedReceiveQueueImpl queue = domain.create("create a shared receive queue in", () -> {
+            SharedReceiveQueueImpl created = new SharedReceiveQueueImpl(domain, nextPoller(), depth, maxSge);
+            created.bind(domain.provider().createSharedReceiveQueue(depth, maxSge, created));
+            return created;
+        });
         resources.add(queue);
         return queue;
     }
 
     /** Registers {@code buffer}'s bytes from position to limit. */
     public MemoryRegion register(ByteBuffer buffer, Access... access) {
+        return register(defaultDomain, buffer, access);
+    }
+
+    MemoryRegion register(DomainImpl domain, ByteBuffer buffer, Access... access) {
         EnumSet<Access> rights = Validation.bufferRights(buffer, access);
         if (closed.get()) {
             throw Validation.closed("register");
         }
-        MemoryRegionImpl region = new MemoryRegionImpl(this, device.register(buffer.slice(), rights));
+        MemoryRegionImpl region = domain.create("register in",
+                () -> new MemoryRegionImpl(domain, domain.provider().register(buffer.slice(), rights)));
         resources.add(region);
         return region;
     }
@@ -319,6 +366,13 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
             }
         }
         new ArrayList<>(resources).forEach(this::closeGuarded);
+        for (DomainImpl domain : new ArrayList<>(domains)) {
+            try {
+                domain.closeWithRuntime();
+            } catch (RuntimeException e) {
+                errors.record("close " + domain, e);
+            }
+        }
         device.close();
         if (!allStopped) {
             LOG.warn("a poller of the {} runtime did not stop within {}", providerName, closeTimeout);
@@ -364,6 +418,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     @Override
     public void untrack(Object resource) {
         resources.remove(resource);
+        domains.remove(resource);
     }
 
     @Override

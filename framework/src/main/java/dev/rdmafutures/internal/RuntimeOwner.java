@@ -42,4 +42,7 @@ interface RuntimeOwner {
 
     /** The runtime stops tracking {@code resource}: it closed, or was deregistered, on its own. */
     void untrack(Object resource);
+
+    /** The protection domain of what is made, and connections opened, without naming one. */
+    DomainImpl defaultDomain();
 }

@@ -22,6 +22,14 @@ final class SharedQueues {
         return impl;
     }
 
+    /** A connection of {@code domain} may take its receives only from a queue of that domain (or its own). */
+    static void checkDomain(SharedReceiveQueueImpl queue, DomainImpl domain) {
+        if (queue != null && queue.domain() != domain) {
+            throw new RdmaException(Status.INVALID_PARAMETER, queue + " belongs to " + queue.domain()
+                    + "; a connection of " + domain + " cannot take its receives from it");
+        }
+    }
+
     static RdmaException closed(SharedReceiveQueueImpl queue) {
         return new RdmaException(Status.INVALID_DEVICE_STATE, queue + " is closed");
     }

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarget, SharedReceiveQueueEvents {
     private final RuntimeOwner runtime;
     private final PollerProxy poller;
+    private final DomainImpl domain;
     private final QueueSlots slots;
     private final Posting posting;
     private final int depth;
@@ -46,15 +47,17 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     private volatile boolean closed;
     private final OperationCounters counters;
 
-    SharedReceiveQueueImpl(RuntimeOwner runtime, PollerProxy poller, int depth, int maxSge) {
+    SharedReceiveQueueImpl(DomainImpl domain, PollerProxy poller, int depth, int maxSge) {
+        RuntimeOwner runtime = domain.owner();
         this.runtime = runtime;
+        this.domain = domain;
         this.poller = poller;
         this.depth = depth;
         this.maxSge = maxSge;
         this.slots = new QueueSlots(new QueueDepths(1, depth, 1, maxSge),
                 "SharedReceiveQueue.depth and availableSlots");
         this.counters = new OperationCounters(runtime.recorder());
-        this.posting = new Posting(runtime, poller, this, Admission.failFast(), (kind, explain) -> closed
+        this.posting = new Posting(domain, poller, this, Admission.failFast(), (kind, explain) -> closed
                 ? Posting.refuse(Status.INVALID_DEVICE_STATE, explain ? this + " is closed" : null) : Status.SUCCESS);
     }
 
@@ -69,6 +72,10 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
 
     boolean belongsTo(RuntimeOwner owner) {
         return runtime == owner;
+    }
+
+    DomainImpl domain() {
+        return domain;
     }
 
     boolean isClosed() {
@@ -291,7 +298,7 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
             runtime.completions().fail(armed, new RdmaException(Status.CANCELED,
                     "the shared receive queue was closed"));
         }
-        runtime.untrack(this);
+        domain.untrack(this);
         if (!connectionsLeft) {
             closeProvider();
         }

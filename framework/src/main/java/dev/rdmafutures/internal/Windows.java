@@ -16,6 +16,29 @@ final class Windows {
     private Windows() {
     }
 
+    /** {@code window} as this runtime's own, open type of {@code domain}; ACCESS_VIOLATION for another domain's. */
+    static MemoryWindowImpl check(RuntimeOwner runtime, DomainImpl domain, MemoryWindow window) {
+        MemoryWindowImpl impl = check(runtime, window);
+        if (impl.domain() != domain) {
+            throw otherDomain(window, impl.domain(), domain);
+        }
+        return impl;
+    }
+
+    /** {@code slot} as this runtime's own, open type of {@code domain}; ACCESS_VIOLATION for another domain's. */
+    static FastRegionImpl check(RuntimeOwner runtime, DomainImpl domain, FastRegion slot) {
+        FastRegionImpl impl = check(runtime, slot);
+        if (impl.domain() != domain) {
+            throw otherDomain(slot, impl.domain(), domain);
+        }
+        return impl;
+    }
+
+    private static RdmaException otherDomain(Object what, DomainImpl its, DomainImpl connections) {
+        return new RdmaException(Status.ACCESS_VIOLATION, what + " belongs to " + its + ", not to the connection's "
+                + connections);
+    }
+
     /** {@code window} as this runtime's own, open type; NOT_SUPPORTED where the adapter binds none. */
     static MemoryWindowImpl check(RuntimeOwner runtime, MemoryWindow window) {
         if (!runtime.adapterInfo().isMemoryWindowSupported()) {
@@ -57,7 +80,7 @@ final class Windows {
      */
     static MemoryRegionImpl prepare(RuntimeOwner runtime, FastRegionImpl slot, ByteBuffer bytes, Access[] access) {
         EnumSet<Access> rights = Validation.bufferRights(bytes, access);
-        return new MemoryRegionImpl(runtime, slot.provider().prepare(bytes.slice(), rights));
+        return new MemoryRegionImpl(slot.domain(), slot.provider().prepare(bytes.slice(), rights));
     }
 
     static RdmaException unsupported(RuntimeOwner runtime) {

@@ -61,7 +61,7 @@ final class ActiveHandshake extends MpaHandshake implements ConnectAttempt, Pend
         SoftConnection connection = new SoftConnection(loop, channel, new ConnectionLifecycle(events,
                 connectionEvents));
         connection.setRemoteAddress(spec.destination());
-        connection.receivesFrom(spec.sharedReceiveQueue(), connectionEvents);
+        connection.openIn(spec.domain(), spec.sharedReceiveQueue(), connectionEvents);
         ActiveHandshake handshake = new ActiveHandshake(connection, spec, events);
         connection.handshake(handshake);
         handshake.startConnect();

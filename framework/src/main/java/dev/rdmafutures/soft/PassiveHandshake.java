@@ -16,6 +16,7 @@ import dev.rdmafutures.spi.EstablishEvents;
 import dev.rdmafutures.spi.IncomingRequest;
 import dev.rdmafutures.spi.ListenEvents;
 import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.spi.ProviderDomain;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.providerkit.ReadLimitNegotiation;
 import java.io.IOException;
@@ -179,7 +180,7 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
     }
 
     @Override
-    public void accept(ReadLimits readLimits, QueueDepths queueDepths,
+    public void accept(ReadLimits readLimits, QueueDepths queueDepths, ProviderDomain domain,
                        ProviderSharedReceiveQueue sharedReceiveQueue, byte[] privateData,
                        ConnectionEvents connectionEvents, EstablishEvents events) {
         if (!awaitingAnswer()) {
@@ -188,7 +189,7 @@ final class PassiveHandshake extends MpaHandshake implements IncomingRequest {
         }
         accepted = true;
         lifecycle.report(events, connectionEvents);
-        connection.receivesFrom(sharedReceiveQueue, connectionEvents);
+        connection.openIn(domain, sharedReceiveQueue, connectionEvents);
         ReadLimits effective = negotiate(readLimits, request);
         connectionData = new ConnectionData(effective, request.privateData());
         framing = new FpduFraming(replyCrc());

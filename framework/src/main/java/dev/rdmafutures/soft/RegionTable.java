@@ -3,6 +3,8 @@ package dev.rdmafutures.soft;
 import dev.rdmafutures.Access;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
+import dev.rdmafutures.spi.ProviderDomain;
+import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.Map;
@@ -13,7 +15,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
 
 /**
- * The device's STag table: regions, memory windows and fast-register slots by STag index ({@link SoftStag}). A new entry's STag is 32
+ * A protection domain's STag table: regions, memory windows and fast-register slots by STag index ({@link SoftStag}).
+ * The device has one for its default domain and one per domain created; a connection looks its peer's tokens up in
+ * its own domain's only, so a token of another domain is not found there whatever its bits. A new entry's STag is 32
  * random bits from a SecureRandom (index never 0, so no STag is 0; an index is never shared while its entry is in
  * the table), so a peer cannot guess a token it was not given; a lookup of an invalidated region's or a closed
  * window's STag finds nothing, and the entry found for an index says whether the STag's key is the valid one.
@@ -24,7 +28,7 @@ import java.util.function.IntFunction;
  * address ({@code PeerFaultPolicy}). Telling them apart gives a guesser nothing: a guess lands on a retired STag as
  * rarely as on a live one, and a retired one reaches no memory.
  */
-final class RegionTable {
+final class RegionTable implements ProviderDomain {
     private static final int MAX_STAGS = 1 << 20;
     private static final int RETIRED_REMEMBERED = 4096; // a power of two: the cursor wraps by mask
 
@@ -34,16 +38,29 @@ final class RegionTable {
     private final AtomicIntegerArray retired = new AtomicIntegerArray(RETIRED_REMEMBERED);
     private final AtomicInteger retiredCursor = new AtomicInteger();
 
-    SoftRegion register(ByteBuffer bytes, Set<Access> access) {
+    @Override
+    public SoftRegion register(ByteBuffer bytes, Set<Access> access) {
         return insert(stag -> new SoftRegion(this, bytes, access, stag));
     }
 
-    SoftWindow allocateWindow() {
+    @Override
+    public SoftWindow allocateWindow() {
         return insert(stag -> new SoftWindow(this, stag));
     }
 
-    SoftFastRegion allocateFastRegion() {
+    @Override
+    public SoftFastRegion allocateFastRegion() {
         return insert(stag -> new SoftFastRegion(this, stag));
+    }
+
+    @Override
+    public SoftSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge, SharedReceiveQueueEvents events) {
+        return new SoftSharedReceiveQueue(depth, events);
+    }
+
+    /** Nothing to release: the table goes with the last connection and entry that refer to it. */
+    @Override
+    public void close() {
     }
 
     /** Puts {@code registration} in force at the index of {@code slot}, which holds it while none is. */

@@ -10,6 +10,7 @@ import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.providerkit.ConnectionLifecycle;
 import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConnection;
+import dev.rdmafutures.spi.ProviderDomain;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.WorkRequest;
 import java.io.IOException;
@@ -36,6 +37,8 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     private InetSocketAddress remoteAddress;
     /** The shared receive queue the queue pair will take receives from, or null for its own. */
     private SoftSharedReceiveQueue sharedReceives;
+    /** The STag table of the connection's protection domain: the only one its peer's tokens are looked up in. */
+    private RegionTable regions;
     /** The core's events of this connection: a shared queue's receives report them as where they arrived. */
     private ConnectionEvents connectionEvents;
     /** Inside {@link #drainInbound}: its loop hands the bytes after the current message on. */
@@ -59,10 +62,12 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     }
 
     /**
-     * Where the established queue pair's receives will come from: {@code queue} (a {@link SoftSharedReceiveQueue},
-     * or null for its own queue), reporting {@code events} as the connection they arrived on.
+     * The protection domain whose tokens the peer may use ({@code domain}, a {@link RegionTable}), and where the
+     * established queue pair's receives will come from: {@code queue} (a {@link SoftSharedReceiveQueue}, or null for
+     * its own queue), reporting {@code events} as the connection they arrived on.
      */
-    void receivesFrom(ProviderSharedReceiveQueue queue, ConnectionEvents events) {
+    void openIn(ProviderDomain domain, ProviderSharedReceiveQueue queue, ConnectionEvents events) {
+        this.regions = (RegionTable) domain;
         this.sharedReceives = (SoftSharedReceiveQueue) queue;
         this.connectionEvents = events;
     }
@@ -248,7 +253,7 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     void establish(FpduFraming framing, ConnectionData data) {
         transport.disarm();
         SoftDevice device = loop.device();
-        queuePair = new SoftQueuePair(this, device.regions(), framing, data.readLimits(),
+        queuePair = new SoftQueuePair(this, regions, framing, data.readLimits(),
                 device.config().handshakeTimeout(), device.config().livenessTimeout(), sharedReceives,
                 connectionEvents);
         transport.keepAlive(device.config().livenessTimeout());

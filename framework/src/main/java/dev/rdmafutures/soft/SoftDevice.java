@@ -1,6 +1,5 @@
 package dev.rdmafutures.soft;
 
-import dev.rdmafutures.Access;
 import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
@@ -11,22 +10,16 @@ import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
-import dev.rdmafutures.spi.ProviderRegion;
-import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
-import dev.rdmafutures.spi.ProviderFastRegion;
-import dev.rdmafutures.spi.ProviderWindow;
-import dev.rdmafutures.spi.SharedReceiveQueueEvents;
+import dev.rdmafutures.spi.ProviderDomain;
 import dev.rdmafutures.spi.SharedAddress;
 import dev.rdmafutures.providerkit.SharedPorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.LoggerFactory;
@@ -179,33 +172,19 @@ final class SoftDevice implements ProviderDevice {
     }
 
     @Override
-    public ProviderWindow allocateWindow() {
-        return regions.allocateWindow();
+    public ProviderDomain defaultDomain() {
+        return regions;
     }
 
+    /** A domain is an STag table of its own: a peer's token is looked up only in its connection's. */
     @Override
-    public ProviderFastRegion allocateFastRegion() {
-        return regions.allocateFastRegion();
-    }
-
-    @Override
-    public ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge,
-                                                               SharedReceiveQueueEvents events) {
-        return new SoftSharedReceiveQueue(depth, events);
-    }
-
-    @Override
-    public ProviderRegion register(ByteBuffer bytes, Set<Access> access) {
-        return regions.register(bytes, access);
+    public ProviderDomain createDomain() {
+        return new RegionTable();
     }
 
     /** Where this runtime's connections log what their peers did wrong. */
     PeerFaultLog peerFaultLog() {
         return peerFaultLog;
-    }
-
-    RegionTable regions() {
-        return regions;
     }
 
     @Override

@@ -26,10 +26,11 @@ public interface IncomingRequest {
     /**
      * Accepts with our requested limits and private data, creating the QP with {@code queueDepths} (already capped
      * to the adapter; the core never has more requests outstanding than these); outcome through {@code establish},
-     * then the connection's lifecycle through {@code connectionEvents}. With a {@code sharedReceiveQueue} (else
-     * null), the QP takes its receives from it.
+     * then the connection's lifecycle through {@code connectionEvents}. The QP is created in {@code domain}; with a
+     * {@code sharedReceiveQueue} (of that domain; else null), it takes its receives from it.
      */
-    void accept(ReadLimits readLimits, QueueDepths queueDepths, ProviderSharedReceiveQueue sharedReceiveQueue,
+    void accept(ReadLimits readLimits, QueueDepths queueDepths, ProviderDomain domain,
+                ProviderSharedReceiveQueue sharedReceiveQueue,
                 byte[] privateData, ConnectionEvents connectionEvents, EstablishEvents establish);
 
     /** Rejects with private data; {@code done} gets null once sent, or the error. */

@@ -1,14 +1,12 @@
 package dev.rdmafutures.spi;
 
 import dev.rdmafutures.AdapterInfo;
-import dev.rdmafutures.Access;
-import dev.rdmafutures.RdmaException;
-import dev.rdmafutures.Status;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.Set;
 
-/** A provider opened for one runtime: its adapter, and factories for per-poller event loops and bound addresses. */
+/**
+ * A provider opened for one runtime: its adapter, factories for per-poller event loops and bound addresses, and its
+ * protection domains.
+ */
 public interface ProviderDevice extends AutoCloseable {
     /** The adapter's capabilities. Thread-safe. */
     AdapterInfo adapterInfo();
@@ -34,39 +32,15 @@ public interface ProviderDevice extends AutoCloseable {
      */
     SharedAddress reserveSharedAddress(InetSocketAddress address);
 
-    /**
-     * Registers {@code bytes} (position to limit) with {@code access}. Thread-safe.
-     *
-     * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when no token is left
-     */
-    ProviderRegion register(ByteBuffer bytes, Set<Access> access);
+    /** The domain of everything the runtime makes without naming one; released with the device. */
+    ProviderDomain defaultDomain();
 
     /**
-     * Creates a shared receive queue of {@code depth} receives of up to {@code maxSge} segments, on the caller's
-     * thread; the core checked both against {@link AdapterInfo#maxSharedReceiveQueueDepth()} and
-     * {@link AdapterInfo#maxReceiveSge()}.
+     * Creates another protection domain, on the caller's thread.
      *
      * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when the device has no room
      */
-    ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge, SharedReceiveQueueEvents events);
-
-    /**
-     * Allocates an unbound memory window, on the caller's thread; only called where
-     * {@link AdapterInfo#isMemoryWindowSupported()} is true.
-     *
-     * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when the device has no window left
-     */
-    ProviderWindow allocateWindow();
-
-    /**
-     * Allocates an empty fast-register region slot, on the caller's thread; only called where
-     * {@link AdapterInfo#isFastRegisterSupported()} is true, so a provider without them keeps this default.
-     *
-     * @throws dev.rdmafutures.RdmaException INSUFFICIENT_RESOURCES when the device has no token left
-     */
-    default ProviderFastRegion allocateFastRegion() {
-        throw new RdmaException(Status.NOT_SUPPORTED, adapterInfo().deviceName() + " has no fast registration");
-    }
+    ProviderDomain createDomain();
 
     /** Releases device-wide resources; called after every event loop is closed. */
     @Override

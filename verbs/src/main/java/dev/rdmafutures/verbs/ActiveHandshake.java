@@ -163,7 +163,7 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
         int qpNumber = 0;
         boolean sharedQueue = spec.sharedReceiveQueue() != null;
         try {
-            VerbsQueuePair queuePair = connection.createQueuePair(detached, spec.queueDepths(),
+            VerbsQueuePair queuePair = connection.createQueuePair(detached, spec.queueDepths(), spec.domain(),
                     spec.sharedReceiveQueue(), connectionEvents);
             connection.addresses((InetSocketAddress) connection.id().getSource(), null);
             if (detached) {

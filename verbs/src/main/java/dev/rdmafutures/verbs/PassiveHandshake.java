@@ -13,6 +13,7 @@ import dev.rdmafutures.spi.EstablishEvents;
 import dev.rdmafutures.spi.IncomingRequest;
 import dev.rdmafutures.spi.ListenEvents;
 import dev.rdmafutures.spi.PollerContext;
+import dev.rdmafutures.spi.ProviderDomain;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.providerkit.ReadLimitNegotiation;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
@@ -109,7 +110,7 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
     }
 
     @Override
-    public void accept(ReadLimits readLimits, QueueDepths queueDepths,
+    public void accept(ReadLimits readLimits, QueueDepths queueDepths, ProviderDomain domain,
                        ProviderSharedReceiveQueue sharedReceiveQueue, byte[] privateData, ConnectionEvents events,
                        EstablishEvents done) {
         LOG.debug("{}: accept", connection);
@@ -124,7 +125,7 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
         connectionData = new ConnectionData(effective, peerPrivateData);
         step = Step.ACCEPTING;
         try {
-            connection.createQueuePair(false, queueDepths, sharedReceiveQueue, events);
+            connection.createQueuePair(false, queueDepths, domain, sharedReceiveQueue, events);
         } catch (IOException e) {
             connection.reject(new byte[0]);
             RdmaException failure = acceptFailure(VerbsErrors.errnoOf(e), "create a queue pair");

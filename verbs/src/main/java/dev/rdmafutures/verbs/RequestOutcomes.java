@@ -32,9 +32,9 @@ final class RequestOutcomes {
     private RdmaException failedBy;
 
     RequestOutcomes(VerbsConnection connection, VerbsSharedReceiveQueue sharedQueue,
-                    ConnectionEvents connectionEvents, VerbsDevice device, int initiatorDepth) {
+                    ConnectionEvents connectionEvents, VerbsDevice device, VerbsWindows windows, int initiatorDepth) {
         this.connection = connection;
-        this.windows = device.windows();
+        this.windows = windows;
         this.invalidatedFlags = device.invalidatedFlags();
         this.sharedQueue = sharedQueue;
         this.connectionEvents = connectionEvents;

@@ -12,6 +12,7 @@ import dev.rdmafutures.spi.Cancellable;
 import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.providerkit.ConnectionLifecycle;
 import dev.rdmafutures.spi.ProviderConnection;
+import dev.rdmafutures.spi.ProviderDomain;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
@@ -106,16 +107,17 @@ final class VerbsConnection implements ProviderConnection {
     }
 
     /**
-     * Creates the queue pair with {@code depths}, taking its receives from {@code sharedQueue} unless it is null;
+     * Creates the queue pair with {@code depths} in {@code domain}, taking its receives from {@code sharedQueue} unless it is null;
      * {@code events} is the connection the core knows, which its shared receives report. On failure,
      * {@link #release()} destroys what was created.
      *
      * @throws RdmaException INVALID_DEVICE_STATE when the shared receive queue was closed meanwhile
      */
-    VerbsQueuePair createQueuePair(boolean detached, QueueDepths depths, ProviderSharedReceiveQueue sharedQueue,
-                                   ConnectionEvents events) throws IOException {
+    VerbsQueuePair createQueuePair(boolean detached, QueueDepths depths, ProviderDomain domain,
+                                   ProviderSharedReceiveQueue sharedQueue, ConnectionEvents events) throws IOException {
         port = loop.portOf(idHandle);
-        queuePair = new VerbsQueuePair(this, loop, detached, depths, (VerbsSharedReceiveQueue) sharedQueue, events);
+        queuePair = new VerbsQueuePair(this, loop, detached, depths, (VerbsDomain) domain,
+                (VerbsSharedReceiveQueue) sharedQueue, events);
         queuePair.open(idHandle);
         return queuePair;
     }

@@ -1,8 +1,6 @@
 package dev.rdmafutures.verbs;
 
-import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvContext;
-import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
@@ -10,7 +8,6 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.impl.NatCmaIdPrivate;
 import com.ibm.disni.verbs.impl.NatObject;
 import com.ibm.disni.verbs.impl.NativeDispatcher;
-import dev.rdmafutures.Access;
 import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.Status;
@@ -19,25 +16,21 @@ import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.PollerContext;
 import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
-import dev.rdmafutures.spi.ProviderRegion;
-import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
-import dev.rdmafutures.spi.ProviderWindow;
-import dev.rdmafutures.spi.SharedReceiveQueueEvents;
+import dev.rdmafutures.spi.ProviderDomain;
 import dev.rdmafutures.spi.SharedAddress;
 import dev.rdmafutures.providerkit.SharedPorts;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One RDMA device opened for a runtime: librdmacm's context for it (the one CM ids resolve to), a protection
- * domain, the adapter's limits ({@link DeviceCapabilities}), its memory windows and shared receive queues.
+ * One RDMA device opened for a runtime: librdmacm's context for it (the one CM ids resolve to), its protection
+ * domains ({@link VerbsDomain}; {@link DeviceOpener} allocates the default one) with their memory windows and shared
+ * receive queues, and the adapter's limits ({@link DeviceCapabilities}).
  * {@link DeviceOpener} finds and opens it.
  */
 final class VerbsDevice implements ProviderDevice {
@@ -54,17 +47,14 @@ final class VerbsDevice implements ProviderDevice {
     private final NativeDispatcher dispatcher;
     private final IbvContext context;
     private final long contextHandle;
-    private final IbvPd pd;
-    private final long pdHandle;
     private final int maxReadSge;
     private final boolean shortCrossings;
     private final int invalidatedFlags;
     private final int maxCompletionQueueEntries;
     private final AdapterInfo adapterInfo;
-    /** The device's memory windows; null where it binds none. */
-    private final VerbsWindows windows;
-    /** The segment of READs and receives without bytes: siw takes neither without one (iWARP names a sink). */
-    private final VerbsRegion emptySink;
+    private final boolean bindsWindows;
+    /** The domain of what the runtime makes without naming one: the PD {@link DeviceOpener} allocated. */
+    private final VerbsDomain defaultDomain;
     private final SharedPorts sharedPorts = new SharedPorts();
     private final List<VerbsEventLoop> loops = new ArrayList<>();
     private final RetryBudget retryBudget;
@@ -78,16 +68,13 @@ final class VerbsDevice implements ProviderDevice {
         this.dispatcher = dispatcher;
         this.context = context;
         this.contextHandle = ((NatObject) context).getObjId();
-        this.pd = pd;
-        this.pdHandle = ((NatObject) pd).getObjId();
         this.maxReadSge = capabilities.maxReadSge();
         this.shortCrossings = capabilities.shortCrossings();
         this.invalidatedFlags = capabilities.invalidatedFlags();
         this.maxCompletionQueueEntries = capabilities.maxCompletionQueueEntries();
         this.adapterInfo = capabilities.adapterInfo();
-        this.windows = adapterInfo.isMemoryWindowSupported()
-                ? new VerbsWindows(adapterInfo.deviceName(), pdHandle) : null;
-        this.emptySink = (VerbsRegion) register(ByteBuffer.allocateDirect(8), Set.of(Access.LOCAL_WRITE));
+        this.bindsWindows = adapterInfo.isMemoryWindowSupported();
+        this.defaultDomain = new VerbsDomain(this, pd, bindsWindows);
     }
 
     ProviderConfig config() {
@@ -111,10 +98,6 @@ final class VerbsDevice implements ProviderDevice {
         return contextHandle;
     }
 
-    long pdHandle() {
-        return pdHandle;
-    }
-
     /** The most segments one READ work request scatters into ({@code max_sge_rd}). */
     int maxReadSge() {
         return maxReadSge;
@@ -132,22 +115,12 @@ final class VerbsDevice implements ProviderDevice {
 
     /** Whether the device binds memory windows: a bind may take two work requests ({@link SendList}). */
     boolean bindsWindows() {
-        return windows != null;
-    }
-
-    /** The device's memory windows, for a peer's Send with Invalidate; null where it binds none. */
-    VerbsWindows windows() {
-        return windows;
+        return bindsWindows;
     }
 
     /** The {@code wc_flags} bits that say a receive completion revoked an rkey ({@link DeviceCapabilities}). */
     int invalidatedFlags() {
         return invalidatedFlags;
-    }
-
-    /** A registered region whose address and key a READ or receive without bytes names as its empty segment. */
-    VerbsRegion emptySink() {
-        return emptySink;
     }
 
     /**
@@ -253,58 +226,17 @@ final class VerbsDevice implements ProviderDevice {
     }
 
     @Override
-    public ProviderWindow allocateWindow() {
-        if (windows == null) {
-            throw new RdmaException(Status.NOT_SUPPORTED, adapterInfo.deviceName() + " allocates no type-2 memory "
-                    + "windows (ibv_alloc_mw)");
-        }
-        return windows.allocate();
+    public ProviderDomain defaultDomain() {
+        return defaultDomain;
     }
 
     @Override
-    public ProviderSharedReceiveQueue createSharedReceiveQueue(int depth, int maxSge,
-                                                               SharedReceiveQueueEvents events) {
-        long handle = NativeVerbs.createSrq(pdHandle, depth, maxSge);
-        if (handle < 0) {
-            int errno = (int) -handle;
-            throw new RdmaException(errno == VerbsErrors.EINVAL ? Status.INVALID_PARAMETER
-                    : Status.INSUFFICIENT_RESOURCES, "ibv_create_srq of " + depth + " receives of " + maxSge
-                    + " segments on " + adapterInfo.deviceName() + " failed: errno " + errno);
-        }
-        VerbsSharedReceiveQueue queue = new VerbsSharedReceiveQueue(this, handle, depth, maxSge, events);
-        DeviceEvents.watch(queue);
-        return queue;
-    }
-
-    @Override
-    public ProviderRegion register(ByteBuffer bytes, Set<Access> access) {
-        if (!bytes.isDirect()) {
-            throw new RdmaException(Status.INVALID_PARAMETER,
-                    "the verbs provider registers direct buffers only (ByteBuffer.allocateDirect)");
-        }
-        ByteBuffer view = bytes.slice();
-        int flags = 0;
-        if (access.contains(Access.LOCAL_WRITE)) {
-            flags |= IbvMr.IBV_ACCESS_LOCAL_WRITE;
-        }
-        if (access.contains(Access.REMOTE_READ)) {
-            flags |= IbvMr.IBV_ACCESS_REMOTE_READ;
-        }
-        if (access.contains(Access.REMOTE_WRITE)) {
-            // verbs requires local write with remote write
-            flags |= IbvMr.IBV_ACCESS_REMOTE_WRITE | IbvMr.IBV_ACCESS_LOCAL_WRITE;
-        }
-        if (windows != null && (access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_WRITE))) {
-            flags |= IbvMr.IBV_ACCESS_MW_BIND; // a window may be bound over it
-        }
+    public ProviderDomain createDomain() {
         try {
-            IbvMr mr = pd.regMr(MemoryUtils.getAddress(view), view.remaining(), flags).execute().free().getMr();
-            return new VerbsRegion(mr, ((NatObject) mr).getObjId(), view, access, windows,
-                    (where, error) -> LOG.warn("{} failed", where, error));
+            return new VerbsDomain(this, context.allocPd(), bindsWindows);
         } catch (IOException e) {
-            int errno = VerbsErrors.errnoOf(e);
-            throw new RdmaException(errno == VerbsErrors.EINVAL ? Status.INVALID_PARAMETER
-                    : Status.INSUFFICIENT_RESOURCES, "registering " + view.remaining() + " bytes failed: " + e, e);
+            throw new RdmaException(Status.INSUFFICIENT_RESOURCES, "ibv_alloc_pd on " + adapterInfo.deviceName()
+                    + " failed: " + e, e);
         }
     }
 
@@ -313,15 +245,7 @@ final class VerbsDevice implements ProviderDevice {
         synchronized (loops) {
             loops.clear();
         }
-        emptySink.invalidate();
-        if (windows != null) {
-            windows.closeAll();
-        }
-        try {
-            pd.deallocPd();
-        } catch (Exception e) {
-            LOG.warn("releasing the protection domain of {} failed", adapterInfo.deviceName(), e);
-        }
+        defaultDomain.close();
     }
 
     static void destroyQuietly(RdmaCmId id) {

@@ -42,6 +42,7 @@ final class VerbsQueuePair implements PendingPosts {
     static final int MIN_RNR_TIMER = 12;
 
     private final VerbsConnection connection;
+    private final VerbsDomain domain;
     private final VerbsEventLoop loop;
     private final CompletionQueues completionQueues;
     private final CompletionQueue completionQueue;
@@ -74,8 +75,10 @@ final class VerbsQueuePair implements PendingPosts {
      * {@code connectionEvents}: the connection its receives report having arrived on.
      */
     VerbsQueuePair(VerbsConnection connection, VerbsEventLoop loop, boolean detached, QueueDepths depths,
-                   VerbsSharedReceiveQueue sharedQueue, ConnectionEvents connectionEvents) throws IOException {
+                   VerbsDomain domain, VerbsSharedReceiveQueue sharedQueue, ConnectionEvents connectionEvents)
+            throws IOException {
         this.connection = connection;
+        this.domain = domain;
         this.loop = loop;
         this.detached = detached;
         this.depths = depths;
@@ -87,10 +90,10 @@ final class VerbsQueuePair implements PendingPosts {
                 * SendList.parts(SendList.segments(depths.initiatorSge(), shortCrossings), device.maxReadSge(),
                 device.bindsWindows());
         this.sendList = new SendList(depths.initiator(), depths.initiatorSge(), device.maxReadSge(),
-                device.emptySink(), shortCrossings, device.bindsWindows());
+                domain.emptySink(), shortCrossings, device.bindsWindows());
         this.receiveList = sharedQueue == null
-                ? new ReceiveList(depths.receive(), depths.receiveSge(), device.emptySink()) : null;
-        this.outcomes = new RequestOutcomes(connection, sharedQueue, connectionEvents, device,
+                ? new ReceiveList(depths.receive(), depths.receiveSge(), domain.emptySink()) : null;
+        this.outcomes = new RequestOutcomes(connection, sharedQueue, connectionEvents, device, domain.windows(),
                 depths.initiator());
         // Room in the loop's CQ for everything the QP can complete: every send-queue work request (a failure
         // completes unsignalled ones too) and every receive, its own or, once per CQ, any of the shared queue's.
@@ -115,7 +118,7 @@ final class VerbsQueuePair implements PendingPosts {
             attachedToSharedQueue = true;
             srq = sharedQueue.handle();
         }
-        long pd = loop.device().pdHandle();
+        long pd = domain.pdHandle();
         long cq = completionQueue.handle();
         int receives = sharedQueue == null ? depths.receive() : 0;
         int receiveSge = sharedQueue == null ? depths.receiveSge() : 0;
@@ -127,6 +130,7 @@ final class VerbsQueuePair implements PendingPosts {
                     + " send and " + receives + " receive requests failed (errno " + -created + ")");
         }
         handle = created;
+        domain.hold();
         number = QpQuery.number(handle);
         completionQueues.register(number, this);
     }
@@ -378,7 +382,7 @@ final class VerbsQueuePair implements PendingPosts {
      */
     void release(Runnable destroyId) {
         released = true;
-        VerbsWindows windows = loop.device().windows();
+        VerbsWindows windows = domain.windows();
         if (windows != null && handle != 0) {
             windows.queuePairEnding(this); // rxe would hold the QP's destruction until its windows are freed
         }
@@ -388,6 +392,7 @@ final class VerbsQueuePair implements PendingPosts {
             if (rc < 0) {
                 loop.poller().recordError("destroy queue pair", new IOException("errno " + -rc));
             }
+            domain.letGo(); // after the QP: a closed domain is deallocated with its last
         }
         if (attachedToSharedQueue) {
             sharedQueue.detach(); // after its QP: the last one out destroys a closed queue

@@ -30,6 +30,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, Pendi
     private static final Logger LOG = LoggerFactory.getLogger(VerbsSharedReceiveQueue.class);
 
     private final VerbsDevice device;
+    private final VerbsDomain domain;
     private final long handle;
     private final int depth;
     private final SharedReceiveQueueEvents events;
@@ -46,12 +47,14 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, Pendi
     private boolean closed;
     private boolean destroyed;
 
-    VerbsSharedReceiveQueue(VerbsDevice device, long handle, int depth, int maxSge, SharedReceiveQueueEvents events) {
+    VerbsSharedReceiveQueue(VerbsDevice device, VerbsDomain domain, long handle, int depth, int maxSge,
+                            SharedReceiveQueueEvents events) {
         this.device = device;
+        this.domain = domain;
         this.handle = handle;
         this.depth = depth;
         this.events = events;
-        this.list = new ReceiveList(depth, maxSge, device.emptySink());
+        this.list = new ReceiveList(depth, maxSge, domain.emptySink());
         this.slots = new WorkRequest[depth];
         this.free = new int[depth];
         for (int i = 0; i < depth; i++) {
@@ -292,6 +295,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, Pendi
         if (rc < 0) {
             LOG.warn("{}: ibv_destroy_srq failed (errno {})", this, -rc);
         }
+        domain.letGo();
     }
 
     @Override

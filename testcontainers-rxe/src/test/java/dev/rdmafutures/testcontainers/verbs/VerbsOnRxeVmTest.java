@@ -7,6 +7,7 @@ import dev.rdmafutures.conformance.AbstractLifecycleConformanceTest;
 import dev.rdmafutures.conformance.AbstractMemoryWindowConformanceTest;
 import dev.rdmafutures.conformance.AbstractMetricsConformanceTest;
 import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
+import dev.rdmafutures.conformance.AbstractProtectionDomainConformanceTest;
 import dev.rdmafutures.conformance.AbstractQueueDepthConformanceTest;
 import dev.rdmafutures.conformance.AbstractRefusalConformanceTest;
 import dev.rdmafutures.conformance.AbstractScatterGatherConformanceTest;
@@ -81,6 +82,14 @@ class VerbsOnRxeVmTest {
     }
 
     /** rxe binds type-2 windows; it checks an access against the region, so the span case is skipped. */
+    @Nested
+    class ProtectionDomain extends AbstractProtectionDomainConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
     @Nested
     class MemoryWindow extends AbstractMemoryWindowConformanceTest {
         @Override

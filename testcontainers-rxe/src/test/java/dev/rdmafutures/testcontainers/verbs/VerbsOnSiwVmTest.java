@@ -7,6 +7,7 @@ import dev.rdmafutures.conformance.AbstractLifecycleConformanceTest;
 import dev.rdmafutures.conformance.AbstractMemoryWindowConformanceTest;
 import dev.rdmafutures.conformance.AbstractMetricsConformanceTest;
 import dev.rdmafutures.conformance.AbstractPollerConformanceTest;
+import dev.rdmafutures.conformance.AbstractProtectionDomainConformanceTest;
 import dev.rdmafutures.conformance.AbstractQueueDepthConformanceTest;
 import dev.rdmafutures.conformance.AbstractRefusalConformanceTest;
 import dev.rdmafutures.conformance.AbstractScatterGatherConformanceTest;
@@ -101,6 +102,14 @@ class VerbsOnSiwVmTest {
     }
 
     /** siw allocates no memory windows: the suite checks that every call says NOT_SUPPORTED. */
+    @Nested
+    class ProtectionDomain extends AbstractProtectionDomainConformanceTest {
+        @Override
+        protected ProviderFixture fixture() {
+            return FIXTURE;
+        }
+    }
+
     @Nested
     class MemoryWindow extends AbstractMemoryWindowConformanceTest {
         @Override
