@@ -4,6 +4,7 @@ import dev.rdmafutures.Access;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.PeerFaultPolicy;
+import dev.rdmafutures.ProtectionDomain;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -31,7 +32,9 @@ import java.util.concurrent.TimeoutException;
  * through a forged {@link RemoteBuffer} (offset 0, which is valid in every soft region, and a random token) and
  * connects again whenever the server terminates the connection, as it does after each wrong guess. It runs twice:
  * against a server without defences ({@link PeerFaultPolicy#disabled()}) and against one with the default,
- * {@link PeerFaultPolicy#standard()}, which refuses the attacker's address for a growing back-off. For each it prints
+ * {@link PeerFaultPolicy#standard()}, which refuses the attacker's address for a growing back-off, and once more
+ * without the policy but with each connection accepted in a protection domain of its own, where no token of the
+ * regions exists, so that no guess can hit by construction. For each it prints
  * the guesses per second, the hits (READs that brought a region's bytes), the expected time to a first hit at that
  * rate (2^32 / (regions x rate)), how each guess ended, the connects the server refused and the WARN lines it logged.
  *
@@ -59,6 +62,8 @@ public final class TokenGuessing {
                 System.out);
         sound &= run("with the standard policy", PeerFaultPolicy.standard(), "guarded", seconds, regions, logFile,
                 System.out);
+        sound &= run("with a domain per connection", PeerFaultPolicy.disabled(), "scoped", seconds, regions, logFile,
+                System.out);
         PeerFaultPolicy standard = PeerFaultPolicy.standard();
         double lastingRate = standard.maxFaults() / (double) standard.window().toSeconds();
         System.out.printf("the standard policy's lasting rate: %d guesses per %s, so a first hit expected after "
@@ -69,7 +74,8 @@ public final class TokenGuessing {
 
     /**
      * Runs the attack against a server with {@code policy}, whose threads are named {@code server-<name>}; returns
-     * false when a guess ended other than typed, or a hit brought wrong bytes.
+     * false when a guess ended other than typed, or a hit brought wrong bytes. The run named "scoped" accepts each
+     * connection in a protection domain of its own, empty, so that no guess can reach the regions.
      */
     static boolean run(String label, PeerFaultPolicy policy, String name, double seconds, int regions, Path logFile,
                        PrintStream out) throws Exception {
@@ -85,7 +91,23 @@ public final class TokenGuessing {
                 server.register(memory.slice(i * REGION, REGION), Access.REMOTE_READ);
             }
             RdmaListener listener = server.listen(new InetSocketAddress(loopback, 0));
-            listener.onRequest(request -> request.accept().thenAccept(c -> c.disconnected().thenRun(c::close)));
+            if (name.equals("scoped")) {
+                listener.onRequest(request -> {
+                    ProtectionDomain own = server.protectionDomain();
+                    request.inDomain(own).accept().whenComplete((c, e) -> {
+                        if (c == null) {
+                            own.close();
+                        } else {
+                            c.disconnected().thenRun(() -> {
+                                c.close();
+                                own.close();
+                            });
+                        }
+                    });
+                });
+            } else {
+                listener.onRequest(request -> request.accept().thenAccept(c -> c.disconnected().thenRun(c::close)));
+            }
             MemoryRegion sink = attacker.register(ByteBuffer.allocateDirect(REGION), Access.LOCAL_WRITE);
             SplittableRandom random = new SplittableRandom();
             Map<Status, Integer> outcomes = new EnumMap<>(Status.class);

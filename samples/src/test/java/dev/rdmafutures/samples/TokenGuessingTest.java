@@ -18,12 +18,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The hostile peer of {@code bin/faults}, run as a user runs it (its own JVM, which sends slf4j-simple's lines to a
  * file): every guess ends typed, however many it makes the server logs one WARN line for them, and
- * {@code PeerFaultPolicy.standard()} holds it to the few guesses its first back-offs allow.
+ * {@code PeerFaultPolicy.standard()} holds it to the few guesses its first back-offs allow, and with a protection
+ * domain per connection no guess can hit.
  */
 class TokenGuessingTest {
-    private static final Pattern RUN = Pattern.compile("(without defences|with the standard policy) \\(.*?\\): "
-            + "guesses (\\d+) \\(.*?/s\\), hits (\\d+), .*?; guesses ended \\{(.*?)\\}; connects failed .*?, "
-            + "refused by the policy (\\d+); server WARN lines (\\d+)");
+    private static final Pattern RUN = Pattern.compile("(without defences|with the standard policy"
+            + "|with a domain per connection) \\(.*?\\): guesses (\\d+) \\(.*?/s\\), hits (\\d+), .*?; "
+            + "guesses ended \\{(.*?)\\}; connects failed .*?, refused by the policy (\\d+); server WARN lines (\\d+)");
 
     @Test
     void guessesEndTypedCostTheServerOneWarnLineAndTheDefaultPolicyHoldsThemOff(@TempDir Path dir)
@@ -64,6 +65,13 @@ class TokenGuessingTest {
         assertThat(guarded).as(out).isBetween(8L, 12L);
         assertThat(Long.parseLong(run.group(5))).as("connects refused by the policy").isPositive();
         assertThat(run.group(6)).isEqualTo("1");
+
+        assertThat(run.find()).as(out).isTrue();
+        assertThat(run.group(1)).isEqualTo("with a domain per connection");
+        long scoped = Long.parseLong(run.group(2));
+        assertThat(scoped).as("guesses in 2 s with a domain per connection").isGreaterThan(10);
+        assertThat(run.group(3)).as("hits: the connection's domain holds no region").isEqualTo("0");
+        assertThat(run.group(4)).isEqualTo("ACCESS_VIOLATION=" + scoped);
 
         assertThat(Files.readString(log)).contains("WARN dev.rdmafutures.soft.PeerFaultLog - terminating connection");
     }
