@@ -12,6 +12,7 @@ import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderDomain;
 import dev.rdmafutures.spi.SharedAddress;
+import dev.rdmafutures.providerkit.PeerFaultLog;
 import dev.rdmafutures.providerkit.SharedPorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The soft provider opened for one runtime: adapter limits, options, the event loops of its pollers, shared
@@ -55,7 +55,7 @@ final class SoftDevice implements ProviderDevice {
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final SharedPorts sharedPorts = new SharedPorts();
     private final RegionTable regions = new RegionTable();
-    private final PeerFaultLog peerFaultLog = new PeerFaultLog(LoggerFactory.getLogger(PeerFaultLog.class));
+    private final PeerFaultLog peerFaultLog = new PeerFaultLog();
 
     SoftDevice(ProviderConfig config) {
         this.config = config;

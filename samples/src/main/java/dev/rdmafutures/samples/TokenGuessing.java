@@ -36,15 +36,24 @@ import java.util.concurrent.TimeoutException;
  * without the policy but with each connection accepted in a protection domain of its own, where no token of the
  * regions exists, so that no guess can hit by construction. For each it prints
  * the guesses per second, the hits (READs that brought a region's bytes), the expected time to a first hit at that
- * rate (2^32 / (regions x rate)), how each guess ended, the connects the server refused and the WARN lines it logged.
+ * rate (2^32 / (regions x rate) on soft, 2^32 / rate on verbs), how each guess ended, the connects the server refused and the WARN lines it logged.
  *
  * <p>Usage: {@code TokenGuessing [seconds per run (10)] [regions (1000)] [logFile (target/token-guessing.log)]}; soft
- * on loopback. The log file receives every line slf4j-simple writes (the program sets it before the first logger).
+ * on loopback, or {@code -Dprovider=verbs -Ddevice=rxe0 -Daddress=10.0.2.15} (as in the RDMA VM). The log file
+ * receives every line slf4j-simple writes (the program sets it before the first logger). soft's tokens are
+ * zero-based, so offset 0 of a guessed token is valid in every region and a guess hits if it names any of them;
+ * verbs' carry the region's virtual address, so the attacker is given the address of a random region (the worst
+ * case: it knows them all) and a guess hits only if it names that region's rkey.
  */
 public final class TokenGuessing {
     private static final int REGION = 64;
     private static final long WAIT_SECONDS = 10;
     private static final double SECONDS_PER_YEAR = 365.25 * 24 * 3600;
+    private static final String PROVIDER = System.getProperty("provider", "soft");
+    private static final String DEVICE = System.getProperty("device");
+    private static final InetAddress ADDRESS = address(System.getProperty("address"));
+    /** Whether a remote buffer carries the region's virtual address ({@code verbs}) rather than offset 0. */
+    private static final boolean ADDRESSED = !PROVIDER.equals("soft");
 
     private TokenGuessing() {
     }
@@ -56,8 +65,10 @@ public final class TokenGuessing {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
         Files.deleteIfExists(logFile);
         System.setProperty("org.slf4j.simpleLogger.logFile", logFile.toString());
-        System.out.printf("token guessing on soft over loopback: %d regions of %d B, one attacker thread, "
-                + "%.1f s a run%n", regions, REGION, seconds);
+        System.out.printf("token guessing on %s%s over %s: %d regions of %d B, one attacker thread, %.1f s a run%s%n",
+                PROVIDER, DEVICE == null ? "" : " (" + DEVICE + ")", ADDRESS.getHostAddress(), regions, REGION,
+                seconds, ADDRESSED ? "; the attacker knows every region's address, a guess may hit the one it aims at"
+                        : "");
         boolean sound = run("without defences", PeerFaultPolicy.disabled(), "open", seconds, regions, logFile,
                 System.out);
         sound &= run("with the standard policy", PeerFaultPolicy.standard(), "guarded", seconds, regions, logFile,
@@ -66,10 +77,32 @@ public final class TokenGuessing {
                 System.out);
         PeerFaultPolicy standard = PeerFaultPolicy.standard();
         double lastingRate = standard.maxFaults() / (double) standard.window().toSeconds();
-        System.out.printf("the standard policy's lasting rate: %d guesses per %s, so a first hit expected after "
-                + "%.1f years%n", standard.maxFaults(), standard.window(),
-                Math.pow(2, 32) / (regions * lastingRate) / SECONDS_PER_YEAR);
+        if (PROVIDER.equals("soft")) {
+            System.out.printf("the standard policy's lasting rate: %d guesses per %s, so a first hit expected after "
+                    + "%.1f years%n", standard.maxFaults(), standard.window(),
+                    Math.pow(2, 32) / (reachable(regions) * lastingRate) / SECONDS_PER_YEAR);
+        } else {
+            System.out.println("the standard policy never engages here: " + PROVIDER + " reports no peer faults");
+        }
         System.exit(sound ? 0 : 1);
+    }
+
+    private static InetAddress address(String name) {
+        try {
+            return name == null ? InetAddress.getLoopbackAddress() : InetAddress.getByName(name);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("-Daddress=" + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** How many regions one guess can hit: any of them where tokens are zero-based, only the aimed-at one else. */
+    private static int reachable(int regions) {
+        return ADDRESSED ? 1 : regions;
+    }
+
+    private static RdmaRuntime.Builder runtime(String threads) {
+        RdmaRuntime.Builder builder = RdmaRuntime.builder().provider(PROVIDER).threadNamePrefix(threads);
+        return DEVICE == null ? builder : builder.providerOption(PROVIDER + ".device", DEVICE);
     }
 
     /**
@@ -79,18 +112,18 @@ public final class TokenGuessing {
      */
     static boolean run(String label, PeerFaultPolicy policy, String name, double seconds, int regions, Path logFile,
                        PrintStream out) throws Exception {
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (RdmaRuntime server = RdmaRuntime.builder().threadNamePrefix("server-" + name).peerFaultPolicy(policy)
-                .build();
-             RdmaRuntime attacker = RdmaRuntime.builder().threadNamePrefix("attacker-" + name).build()) {
+        try (RdmaRuntime server = runtime("server-" + name).peerFaultPolicy(policy).build();
+             RdmaRuntime attacker = runtime("attacker-" + name).build()) {
             ByteBuffer memory = ByteBuffer.allocateDirect(regions * REGION);
             for (int i = 0; i < regions * REGION; i++) {
                 memory.put(i, (byte) (i / REGION)); // a region's bytes name it
             }
+            long[] addresses = new long[regions];
             for (int i = 0; i < regions; i++) {
-                server.register(memory.slice(i * REGION, REGION), Access.REMOTE_READ);
+                addresses[i] = server.register(memory.slice(i * REGION, REGION), Access.REMOTE_READ).remote()
+                        .address();
             }
-            RdmaListener listener = server.listen(new InetSocketAddress(loopback, 0));
+            RdmaListener listener = server.listen(new InetSocketAddress(ADDRESS, 0));
             if (name.equals("scoped")) {
                 listener.onRequest(request -> {
                     ProtectionDomain own = server.protectionDomain();
@@ -133,7 +166,8 @@ public final class TokenGuessing {
                     // Guesses on one connection until one fails: the server terminates it then.
                     boolean alive = true;
                     while (alive && System.nanoTime() < end) {
-                        RemoteBuffer forged = new RemoteBuffer(0, REGION, random.nextInt());
+                        long aimedAt = ADDRESSED ? addresses[random.nextInt(regions)] : 0;
+                        RemoteBuffer forged = new RemoteBuffer(aimedAt, REGION, random.nextInt());
                         guesses++;
                         CompletableFuture<?> read = connection.read(sink.slice(0, REGION), forged, 0,
                                 OperationFlags.NONE);
@@ -164,7 +198,7 @@ public final class TokenGuessing {
             long warnings = serverWarnings(logFile, "server-" + name);
             out.printf("%s (%s): guesses %d (%.1f/s), hits %d, expected time to a first hit at this rate %s; "
                     + "guesses ended %s; connects failed %s, refused by the policy %d; server WARN lines %d%n",
-                    label, policy, guesses, rate, hits, span(Math.pow(2, 32) / (regions * rate)), outcomes,
+                    label, policy, guesses, rate, hits, span(Math.pow(2, 32) / (reachable(regions) * rate)), outcomes,
                     connectFailures, server.metrics().peerRefusals(), warnings);
             return sound;
         }

@@ -94,8 +94,12 @@ final class DeviceEvents {
             }
         }
         for (AsyncEvent event : events) {
-            if (event.isFatal()) {
+            if (event.isFatal() && !event.isQueuePairError()) {
                 LOG.warn("{}: {}: {}", deviceName, event, event.consequence());
+            } else if (event.isFatal()) {
+                // A peer can provoke these at will (one per forged rkey): the connection whose QP it names logs it
+                // through the device's PeerFaultLog, a WARN line per peer address a minute.
+                LOG.debug("{}: {}: {}", deviceName, event, event.consequence());
             } else {
                 LOG.debug("{}: {}", deviceName, event);
             }

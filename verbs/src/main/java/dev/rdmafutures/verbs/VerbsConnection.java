@@ -269,6 +269,10 @@ final class VerbsConnection implements ProviderConnection {
             return;
         }
         RdmaException failure = VerbsErrors.deviceFailure(event, loop.device().adapterInfo().deviceName());
+        if (event.isQueuePairError()) {
+            loop.device().peerFaultLog().fault(remoteAddress, loop.poller().nanoTime(), loop.device().adapterInfo()
+                    .deviceName() + ": " + event + " on connection " + this + ": " + event.consequence());
+        }
         if (!event.isQueuePairError() || lifecycle.isEstablishing()) {
             endOnDeviceFailure(failure);
         } else if (lifecycle.isEstablished()) {

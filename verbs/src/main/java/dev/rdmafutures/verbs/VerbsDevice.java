@@ -18,6 +18,7 @@ import dev.rdmafutures.spi.ProviderConfig;
 import dev.rdmafutures.spi.ProviderDevice;
 import dev.rdmafutures.spi.ProviderDomain;
 import dev.rdmafutures.spi.SharedAddress;
+import dev.rdmafutures.providerkit.PeerFaultLog;
 import dev.rdmafutures.providerkit.SharedPorts;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
@@ -58,6 +59,8 @@ final class VerbsDevice implements ProviderDevice {
     private final SharedPorts sharedPorts = new SharedPorts();
     private final List<VerbsEventLoop> loops = new ArrayList<>();
     private final RetryBudget retryBudget;
+    /** Where QP errors, which a peer can provoke at will, are logged: a WARN line per peer address a minute. */
+    private final PeerFaultLog peerFaultLog = new PeerFaultLog();
 
     /** Opened by {@link DeviceOpener}: {@code pd} allocated on {@code context}, whose limits are {@code capabilities}. */
     VerbsDevice(ProviderConfig config, RdmaCm cm, NativeDispatcher dispatcher, IbvContext context,
@@ -111,6 +114,10 @@ final class VerbsDevice implements ProviderDevice {
     /** Whether short payloads must not cross a page inside one segment ({@link SendList}: siw). */
     boolean shortCrossings() {
         return shortCrossings;
+    }
+
+    PeerFaultLog peerFaultLog() {
+        return peerFaultLog;
     }
 
     /** Whether the device binds memory windows: a bind may take two work requests ({@link SendList}). */

@@ -1,4 +1,4 @@
-package dev.rdmafutures.soft;
+package dev.rdmafutures.providerkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

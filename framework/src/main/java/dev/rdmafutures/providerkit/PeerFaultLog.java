@@ -1,4 +1,4 @@
-package dev.rdmafutures.soft;
+package dev.rdmafutures.providerkit;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Logs the faults remote peers cause (access violations, protocol errors, silence, their Terminates) so that no peer
@@ -15,12 +16,13 @@ import org.slf4j.Logger;
  * {@value #WARNINGS_PER_WINDOW} WARN lines a window from one runtime, so many addresses cannot flood the logs either;
  * a fault over that budget is counted as its address's. Up to {@value #MAX_ADDRESSES} addresses are remembered, the
  * least recently heard forgotten first (with their counts). The counts of an address that stops faulting are never
- * written: only a fault makes a line. Thread-safe: every poller of a runtime shares one.
+ * written: only a fault makes a line. Thread-safe: every poller of a runtime shares one. Both built-in providers log
+ * through one, so a peer that provokes faults on soft (Terminates) or on verbs (QP errors) gets the same few lines.
  */
-final class PeerFaultLog {
-    static final int WINDOW_SECONDS = 60;
-    static final int WARNINGS_PER_WINDOW = 64;
-    static final int MAX_ADDRESSES = 4096;
+public final class PeerFaultLog {
+    public static final int WINDOW_SECONDS = 60;
+    public static final int WARNINGS_PER_WINDOW = 64;
+    public static final int MAX_ADDRESSES = 4096;
     private static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(WINDOW_SECONDS);
 
     private final Logger log;
@@ -35,7 +37,13 @@ final class PeerFaultLog {
     private int budgetUsed;
     private boolean started;
 
-    PeerFaultLog(Logger log) {
+    /** A log to this class's logger, {@code dev.rdmafutures.providerkit.PeerFaultLog}. */
+    public PeerFaultLog() {
+        this(LoggerFactory.getLogger(PeerFaultLog.class));
+    }
+
+    /** A log to {@code log}. */
+    public PeerFaultLog(Logger log) {
         this.log = log;
     }
 
@@ -49,7 +57,7 @@ final class PeerFaultLog {
      * Logs one fault of {@code peer}, at {@code nowNanos} on the runtime's clock: at WARN when its address has had no
      * WARN this window and the budget allows, else at DEBUG. {@code message} is the line, without the count.
      */
-    void fault(InetSocketAddress peer, long nowNanos, String message) {
+    public void fault(InetSocketAddress peer, long nowNanos, String message) {
         InetAddress address = peer == null ? null : peer.getAddress();
         long unloggedBefore;
         synchronized (this) {
