@@ -196,10 +196,12 @@ public final class TokenGuessing {
             double rate = guesses / elapsed;
             listener.close();
             long warnings = serverWarnings(logFile, "server-" + name);
-            out.printf("%s (%s): guesses %d (%.1f/s), hits %d, expected time to a first hit at this rate %s; "
+            String firstHit = name.equals("scoped") ? "never: the connection's domain holds none of the regions"
+                    : "at this rate " + span(Math.pow(2, 32) / (reachable(regions) * rate));
+            out.printf("%s (%s): guesses %d (%.1f/s), hits %d, expected time to a first hit %s; "
                     + "guesses ended %s; connects failed %s, refused by the policy %d; server WARN lines %d%n",
-                    label, policy, guesses, rate, hits, span(Math.pow(2, 32) / (reachable(regions) * rate)), outcomes,
-                    connectFailures, server.metrics().peerRefusals(), warnings);
+                    label, policy, guesses, rate, hits, firstHit, outcomes, connectFailures,
+                    server.metrics().peerRefusals(), warnings);
             return sound;
         }
     }
