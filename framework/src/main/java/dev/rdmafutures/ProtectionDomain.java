@@ -5,15 +5,16 @@ import java.nio.ByteBuffer;
 /**
  * A protection domain (NDK's {@code NdkCreatePd}, verbs' {@code ibv_alloc_pd}): a scope for memory. Regions, memory
  * windows, fast-register slots and shared receive queues made through a domain belong to it, and so does a
- * connection opened with {@code inDomain(domain)} ({@link ConnectBuilder#inDomain}, {@link ConnectionRequest#inDomain}).
+ * connection opened with {@code inDomain(domain)} ({@link ConnectBuilder#inDomain},
+ * {@link ConnectionRequest#inDomain}).
  * A connection's peer reaches only the tokens of its connection's domain: a token of another domain is refused as a
  * forged one is ({@link Status#ACCESS_VIOLATION} at the peer, which loses the connection), whatever its bits. A
  * connection posts only what belongs to its domain: a local region, window, slot or shared receive queue of another
  * domain is refused at the post or the connect ({@link Status#ACCESS_VIOLATION}, {@link Status#INVALID_PARAMETER}),
  * nothing posted.
  *
- * <p>Every runtime has a default domain, in which {@link RdmaRuntime#register}, {@link RdmaRuntime#allocateMemoryWindow},
- * {@link RdmaRuntime#allocateFastRegion}, {@link RdmaRuntime#sharedReceiveQueue} and connections that name none are
+ * <p>Every runtime has a default domain, in which {@link RdmaRuntime#register},
+ * {@link RdmaRuntime#allocateMemoryWindow}, {@link RdmaRuntime#allocateFastRegion}, {@link RdmaRuntime#sharedReceiveQueue} and connections that name none are
  * made. {@link RdmaRuntime#protectionDomain()} creates another, e.g. one per untrusted peer or tenant, so that a token
  * handed to one is useless to every other. The methods below work as the runtime's of the same name, in this domain.
  * Thread-safe.

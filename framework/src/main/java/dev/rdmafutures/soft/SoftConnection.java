@@ -221,7 +221,10 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         }
     }
 
-    /** Logs a fault of the peer's, at most a WARN line per peer address a minute ({@link dev.rdmafutures.providerkit.PeerFaultLog}). */
+    /**
+     * Logs a fault of the peer's, at most a WARN line per peer address a minute
+     * ({@link dev.rdmafutures.providerkit.PeerFaultLog}).
+     */
     void logPeerFault(String message) {
         loop.device().peerFaultLog().fault(remoteAddress, loop.poller().nanoTime(), message);
     }

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.Set;
 
 /**
- * A provider's fast-register region slot, from {@link ProviderDevice#allocateFastRegion()}: each
+ * A provider's fast-register region slot, from {@link ProviderDomain#allocateFastRegion()}: each
  * {@link WorkRequest.Kind#FAST_REGISTER} request puts a registration {@link #prepare} made in force, revoking the
  * slot's earlier one; {@link WorkRequest.Kind#INVALIDATE_WINDOW} revokes the one in force. As a
  * {@link ProviderWindow}, its token is the registration's, and it is "bound" while a registration is in force.

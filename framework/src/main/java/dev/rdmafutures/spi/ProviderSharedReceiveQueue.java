@@ -1,7 +1,7 @@
 package dev.rdmafutures.spi;
 
 /**
- * A provider's shared receive queue, from {@link ProviderDevice#createSharedReceiveQueue}. Its connections take
+ * A provider's shared receive queue, from {@link ProviderDomain#createSharedReceiveQueue}. Its connections take
  * receives from it on their own poller threads, so it is thread-safe; the core posts on any poller thread and never
  * has more receives outstanding than the depth it was created with.
  */

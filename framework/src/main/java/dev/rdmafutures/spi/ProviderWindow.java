@@ -1,7 +1,7 @@
 package dev.rdmafutures.spi;
 
 /**
- * A provider's memory window, from {@link ProviderDevice#allocateWindow()}: bound and invalidated by
+ * A provider's memory window, from {@link ProviderDomain#allocateWindow()}: bound and invalidated by
  * {@link WorkRequest.Kind#BIND_WINDOW} and {@link WorkRequest.Kind#INVALIDATE_WINDOW} requests on a connection, or
  * invalidated by a peer's Send with Invalidate naming its token. Thread-safe accessors.
  */

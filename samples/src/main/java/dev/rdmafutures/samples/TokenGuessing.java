@@ -34,9 +34,9 @@ import java.util.concurrent.TimeoutException;
  * against a server without defences ({@link PeerFaultPolicy#disabled()}) and against one with the default,
  * {@link PeerFaultPolicy#standard()}, which refuses the attacker's address for a growing back-off, and once more
  * without the policy but with each connection accepted in a protection domain of its own, where no token of the
- * regions exists, so that no guess can hit by construction. For each it prints
- * the guesses per second, the hits (READs that brought a region's bytes), the expected time to a first hit at that
- * rate (2^32 / (regions x rate) on soft, 2^32 / rate on verbs), how each guess ended, the connects the server refused and the WARN lines it logged.
+ * regions exists, so that no guess can hit by construction. For each it prints the guesses per second, the hits (READs
+ * that brought a region's bytes), the expected time to a first hit at that rate (2^32 / (regions x rate) on soft,
+ * 2^32 / rate on verbs), how each guess ended, the connects the server refused and the WARN lines it logged.
  *
  * <p>Usage: {@code TokenGuessing [seconds per run (10)] [regions (1000)] [logFile (target/token-guessing.log)]}; soft
  * on loopback, or {@code -Dprovider=verbs -Ddevice=rxe0 -Daddress=10.0.2.15} (as in the RDMA VM). The log file

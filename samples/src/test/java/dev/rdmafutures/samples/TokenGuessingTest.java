@@ -73,6 +73,7 @@ class TokenGuessingTest {
         assertThat(run.group(3)).as("hits: the connection's domain holds no region").isEqualTo("0");
         assertThat(run.group(4)).isEqualTo("ACCESS_VIOLATION=" + scoped);
 
-        assertThat(Files.readString(log)).contains("WARN dev.rdmafutures.providerkit.PeerFaultLog - terminating connection");
+        assertThat(Files.readString(log))
+                .contains("WARN dev.rdmafutures.providerkit.PeerFaultLog - terminating connection");
     }
 }
