@@ -14,9 +14,10 @@ import java.nio.ByteBuffer;
  * nothing posted.
  *
  * <p>Every runtime has a default domain, in which {@link RdmaRuntime#register},
- * {@link RdmaRuntime#allocateMemoryWindow}, {@link RdmaRuntime#allocateFastRegion}, {@link RdmaRuntime#sharedReceiveQueue} and connections that name none are
- * made. {@link RdmaRuntime#protectionDomain()} creates another, e.g. one per untrusted peer or tenant, so that a token
- * handed to one is useless to every other. The methods below work as the runtime's of the same name, in this domain.
+ * {@link RdmaRuntime#allocateMemoryWindow}, {@link RdmaRuntime#allocateFastRegion},
+ * {@link RdmaRuntime#sharedReceiveQueue} and connections that name none are made.
+ * {@link RdmaRuntime#protectionDomain()} creates another, e.g. one per untrusted peer or tenant, so that a token handed
+ * to one is useless to every other. The methods below work as the runtime's of the same name, in this domain.
  * Thread-safe.
  */
 public interface ProtectionDomain extends AutoCloseable {
