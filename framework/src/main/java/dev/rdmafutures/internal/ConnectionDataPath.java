@@ -122,7 +122,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     public CompletableFuture<RemoteBuffer> bind(MemoryWindow window, MemoryRegion region, int offset, int length,
                                                 Access... rights) {
         try {
-            MemoryWindowImpl w = Windows.check(runtime, domain, window);
+            MemoryWindowImpl w = Windows.check(domain, window);
             Objects.requireNonNull(region, "region");
             int bits = Windows.rightsBits(region, rights);
             WindowFuture<RemoteBuffer> future = WindowFuture.bind(runtime.driver(), w, length);
@@ -136,7 +136,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
 
     @Override
     public CompletableFuture<Void> invalidate(MemoryWindow window) {
-        return invalidateToken(() -> Windows.check(runtime, domain, window).provider());
+        return invalidateToken(() -> Windows.check(domain, window).provider());
     }
 
     /** Posts an invalidation of the window or fast-register slot {@code checked} gives once it checked it. */
@@ -155,7 +155,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
     @Override
     public CompletableFuture<MemoryRegion> fastRegister(FastRegion slot, ByteBuffer bytes, Access... access) {
         try {
-            FastRegionImpl s = Windows.check(runtime, domain, slot);
+            FastRegionImpl s = Windows.check(domain, slot);
             MemoryRegionImpl region = Windows.prepare(runtime, s, bytes, access);
             WindowFuture<MemoryRegion> future = WindowFuture.fastRegister(runtime.driver(), region);
             posted(posting.checkedWindow(WorkRequest.Kind.FAST_REGISTER, s.provider(), region, 0, region.length(),
@@ -168,7 +168,7 @@ abstract sealed class ConnectionDataPath implements RdmaConnection permits Conne
 
     @Override
     public CompletableFuture<Void> invalidate(FastRegion slot) {
-        return invalidateToken(() -> Windows.check(runtime, domain, slot).provider());
+        return invalidateToken(() -> Windows.check(domain, slot).provider());
     }
 
     private void posted(CallbackOperation op, CompletionCallback future, String what) {

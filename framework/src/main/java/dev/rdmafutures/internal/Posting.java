@@ -222,12 +222,9 @@ final class Posting {
 
     /** A local region: this runtime's, of the target's domain, valid, and writable where data is placed in it. */
     private Status checkRegion(MemoryRegion local, boolean placesData, boolean explain) {
-        if (!(local instanceof MemoryRegionImpl region) || !region.belongsTo(runtime)) {
-            return refuse(Status.ACCESS_VIOLATION, explain ? local + " was not registered with this runtime" : null);
-        }
-        if (region.domain() != domain) {
-            return refuse(Status.ACCESS_VIOLATION, explain ? local + " belongs to " + region.domain() + ", not to "
-                    + domain + ", where this is posted" : null);
+        // One comparison on the data path: a domain belongs to one runtime, so its own regions are this runtime's.
+        if (!(local instanceof MemoryRegionImpl region) || region.domain() != domain) {
+            return refuse(Status.ACCESS_VIOLATION, explain ? foreign(local) : null);
         }
         if (!region.isValid()) {
             return refuse(Status.ACCESS_VIOLATION, explain ? local + " is deregistered or invalidated" : null);
@@ -237,6 +234,13 @@ final class Posting {
                     + "needs to place data" : null);
         }
         return Status.SUCCESS;
+    }
+
+    /** Why {@code local}, not a region of this target's domain, is refused. */
+    private String foreign(MemoryRegion local) {
+        return local instanceof MemoryRegionImpl region && region.belongsTo(runtime)
+                ? local + " belongs to " + region.domain() + ", not to " + domain + ", where this is posted"
+                : local + " was not registered with this runtime";
     }
 
     /** The pooled operation of a checked post, its remote side, flags and segments set; no slot yet. */

@@ -16,31 +16,13 @@ final class Windows {
     private Windows() {
     }
 
-    /** {@code window} as this runtime's own, open type of {@code domain}; ACCESS_VIOLATION for another domain's. */
-    static MemoryWindowImpl check(RuntimeOwner runtime, DomainImpl domain, MemoryWindow window) {
-        MemoryWindowImpl impl = check(runtime, window);
-        if (impl.domain() != domain) {
-            throw otherDomain(window, impl.domain(), domain);
-        }
-        return impl;
-    }
-
-    /** {@code slot} as this runtime's own, open type of {@code domain}; ACCESS_VIOLATION for another domain's. */
-    static FastRegionImpl check(RuntimeOwner runtime, DomainImpl domain, FastRegion slot) {
-        FastRegionImpl impl = check(runtime, slot);
-        if (impl.domain() != domain) {
-            throw otherDomain(slot, impl.domain(), domain);
-        }
-        return impl;
-    }
-
-    private static RdmaException otherDomain(Object what, DomainImpl its, DomainImpl connections) {
-        return new RdmaException(Status.ACCESS_VIOLATION, what + " belongs to " + its + ", not to the connection's "
-                + connections);
-    }
-
-    /** {@code window} as this runtime's own, open type; NOT_SUPPORTED where the adapter binds none. */
-    static MemoryWindowImpl check(RuntimeOwner runtime, MemoryWindow window) {
+    /**
+     * {@code window} as an open window of {@code domain}'s runtime and of {@code domain} itself: NOT_SUPPORTED where the
+     * adapter binds none, INVALID_PARAMETER for another runtime's, INVALID_DEVICE_STATE for a closed one,
+     * ACCESS_VIOLATION for another domain's.
+     */
+    static MemoryWindowImpl check(DomainImpl domain, MemoryWindow window) {
+        RuntimeOwner runtime = domain.owner();
         if (!runtime.adapterInfo().isMemoryWindowSupported()) {
             throw unsupported(runtime);
         }
@@ -51,11 +33,15 @@ final class Windows {
         if (impl.isClosed()) {
             throw new RdmaException(Status.INVALID_DEVICE_STATE, "the memory window was closed");
         }
+        if (impl.domain() != domain) {
+            throw otherDomain(window, impl.domain(), domain);
+        }
         return impl;
     }
 
-    /** {@code slot} as this runtime's own, open type; NOT_SUPPORTED where the adapter has no fast registration. */
-    static FastRegionImpl check(RuntimeOwner runtime, FastRegion slot) {
+    /** {@code slot} checked as {@link #check(DomainImpl, MemoryWindow)} checks a window. */
+    static FastRegionImpl check(DomainImpl domain, FastRegion slot) {
+        RuntimeOwner runtime = domain.owner();
         if (!runtime.adapterInfo().isFastRegisterSupported()) {
             throw fastRegisterUnsupported(runtime);
         }
@@ -66,7 +52,15 @@ final class Windows {
         if (impl.isClosed()) {
             throw new RdmaException(Status.INVALID_DEVICE_STATE, "the fast-register region was closed");
         }
+        if (impl.domain() != domain) {
+            throw otherDomain(slot, impl.domain(), domain);
+        }
         return impl;
+    }
+
+    private static RdmaException otherDomain(Object what, DomainImpl its, DomainImpl connections) {
+        return new RdmaException(Status.ACCESS_VIOLATION, what + " belongs to " + its + ", not to the connection's "
+                + connections);
     }
 
     static RdmaException fastRegisterUnsupported(RuntimeOwner runtime) {

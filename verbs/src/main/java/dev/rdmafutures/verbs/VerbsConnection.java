@@ -107,8 +107,8 @@ final class VerbsConnection implements ProviderConnection {
     }
 
     /**
-     * Creates the queue pair with {@code depths} in {@code domain}, taking its receives from {@code sharedQueue} unless it is null;
-     * {@code events} is the connection the core knows, which its shared receives report. On failure,
+     * Creates the queue pair with {@code depths} in {@code domain}, taking its receives from {@code sharedQueue}
+     * unless it is null; {@code events} is the connection the core knows, which its shared receives report. On failure,
      * {@link #release()} destroys what was created.
      *
      * @throws RdmaException INVALID_DEVICE_STATE when the shared receive queue was closed meanwhile
