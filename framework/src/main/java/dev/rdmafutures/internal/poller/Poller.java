@@ -227,8 +227,11 @@ public final class Poller implements PollerContext {
      *   <li>the event loop gathers what is ready, within its budget;</li>
      *   <li>when anything is, the commands handed over meanwhile run before it is dispatched: a command issued before
      *       an event was learnt of (a cancel before the peer's reply) goes first;</li>
-     *   <li>the dispatch, then the deadlines due, then one flush: what they produced (the peer's responses,
-     *       callbacks' next posts) leaves together, so a burst costs one write or doorbell.</li>
+     *   <li>the dispatch, then the deadlines due;</li>
+     *   <li>when any work was done, the commands issued meanwhile: a completion callback on this thread posts its next
+     *       operation into the poller's own queue, and it runs here rather than one cycle later;</li>
+     *   <li>one flush: what the cycle produced (the peer's responses, callbacks' next posts) leaves together, so a
+     *       burst costs one write or doorbell.</li>
      * </ol>
      */
     int doWork() {
@@ -247,6 +250,9 @@ public final class Poller implements PollerContext {
             work++;
         }
         work += deadlines.runDue(ticker.read(), errors);
+        if (work > 0) {
+            work += runCommands();
+        }
         flushLoop();
         dutyCycles.lazySet(dutyCycles.get() + 1);
         if (work > 0) {

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The duty cycle's order, kept by {@link Poller#doWork} alone: commands, a flush, the event loop's gather, the
- * commands handed over meanwhile, its dispatch, then one flush. The event loop here only records what the poller
- * asks of it, so the order seen is the poller's.
+ * commands handed over meanwhile, its dispatch, the commands the dispatch issued, then one flush. The event loop here
+ * only records what the poller asks of it, so the order seen is the poller's.
  */
 class PollerDutyCycleTest {
     private final List<String> steps = new ArrayList<>();
@@ -46,6 +46,15 @@ class PollerDutyCycleTest {
     }
 
     @Test
+    void whatTheDispatchPostsRunsBeforeTheCyclesFlushNotInTheNextCycle() {
+        loop.ready = 1;
+        // A completion callback on the poller posting its next operation: the command goes to the poller's own queue.
+        loop.duringDispatch = () -> loop.context.execute(() -> steps.add("command issued by the dispatch"));
+        poller.invoke();
+        assertThat(steps).containsExactly("gather", "dispatch", "command issued by the dispatch", "flush");
+    }
+
+    @Test
     void nothingGatheredIsNothingDispatchedAndTheCycleStillFlushesOnce() {
         loop.ready = 0;
         poller.invoke();
@@ -57,6 +66,7 @@ class PollerDutyCycleTest {
         PollerContext context;
         int ready;
         Runnable duringGather = () -> { };
+        Runnable duringDispatch = () -> { };
 
         EventLoop attach(PollerContext poller) {
             this.context = poller;
@@ -73,6 +83,7 @@ class PollerDutyCycleTest {
         @Override
         public int dispatch() {
             steps.add("dispatch");
+            duringDispatch.run();
             return ready;
         }
 
