@@ -127,7 +127,8 @@ done
 # a Send stream must be paced by the receiver; until MessageRate paces it, siw0 measures READ and WRITE, and the
 # report shows ib_send_bw alone there.
 RATE_OPS=READ,WRITE,SEND; case "$DEV" in siw*) RATE_OPS=READ,WRITE;; esac
-java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.warmup=$RATE_WARM_UP \
+# Every row warms up for RATE_WARM_UP seconds of its own, which under TCG covers the JIT: no run-wide JIT warm-up.
+java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.warmup=$RATE_WARM_UP -Dbench.jitwarmup=0 \
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$JAR" dev.rdmafutures.jmh.MessageRate "$RATE_OPS" "$(csv $RATE_SIZES)" "$(csv $RATE_WINDOWS)" 1 \
   "$RATE_SECONDS" "$OUT/msgrate-$DEV.json"

@@ -40,8 +40,11 @@ import java.util.concurrent.atomic.LongAdder;
  *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
  *   of WRITE and SEND is disfavoured).</li>
  * </ul>
- * Each is warmed up for half of SECONDS ({@code -Dbench.warmup=SECONDS} sets another time: under TCG the JIT needs
- * seconds), then measured for SECONDS: operations per second, and the CPU time (user and system, all threads) per
+ * Before the first row, each operation of the run loads both systems once at window 16 on one connection for
+ * {@code -Dbench.jitwarmup} seconds (default 1; 0 skips it), unmeasured: from a cold JVM the RDMA path took about 2 s
+ * to reach its compiled speed and the baseline's much smaller loop a quarter of that, so without it the first rows
+ * measured the JIT more than either system. Each row is then warmed up for half of SECONDS
+ * ({@code -Dbench.warmup=SECONDS} sets another time: under TCG the JIT needs seconds), then measured for SECONDS: operations per second, and the CPU time (user and system, all threads) per
  * operation of the client process and of the server process, each read at the start and the end of the measurement
  * (Linux counts it in clock ticks, 10 ms: about 1% of a 1 s measurement). With the default
  * driver each side has one busy thread in both systems; the other system's server side is closed meanwhile. Every
@@ -65,6 +68,9 @@ public final class MessageRate {
     };
     /** Seconds of warm-up before each measurement; half of SECONDS when not set. */
     private static final String WARM_UP_SECONDS = System.getProperty("bench.warmup");
+    private static final long JIT_WARM_UP_NANOS =
+            (long) (Double.parseDouble(System.getProperty("bench.jitwarmup", "1")) * 1e9);
+    private static final int JIT_WARM_UP_WINDOW = 16;
     private static final com.sun.management.OperatingSystemMXBean CPU =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -99,6 +105,15 @@ public final class MessageRate {
         Driver driver = Driver.valueOf(System.getProperty("bench.driver", Driver.INVOKED.name()));
         List<String> rows = new ArrayList<>();
         try (ChildJvm server = new ChildJvm(MessageRatePeer.class)) {
+            if (JIT_WARM_UP_NANOS > 0) {
+                for (Op op : ops) {
+                    rdma(server, provider, driver, op, sizes[0], JIT_WARM_UP_WINDOW, 1, JIT_WARM_UP_NANOS);
+                    if (BASELINE) {
+                        nio(server, PipelinedNio.request(op, sizes[0]), PipelinedNio.response(op, sizes[0]),
+                                JIT_WARM_UP_WINDOW, 1, JIT_WARM_UP_NANOS);
+                    }
+                }
+            }
             for (int n : connections) {
                 for (Op op : ops) {
                     for (int size : sizes) {
