@@ -14,7 +14,6 @@ import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.WorkRequest;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
