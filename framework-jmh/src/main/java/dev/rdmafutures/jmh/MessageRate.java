@@ -41,14 +41,15 @@ import java.util.concurrent.atomic.LongAdder;
  *   of WRITE and SEND is disfavoured).</li>
  * </ul>
  * Before the first row, each operation of the run loads both systems once at window 16 on one connection for
- * {@code -Dbench.jitwarmup} seconds (default 1; 0 skips it), unmeasured: from a cold JVM the RDMA path took about 2 s
- * to reach its compiled speed and the baseline's much smaller loop a quarter of that, so without it the first rows
- * measured the JIT more than either system. Each row is then warmed up for half of SECONDS
- * ({@code -Dbench.warmup=SECONDS} sets another time: under TCG the JIT needs seconds), then measured for SECONDS: operations per second, and the CPU time (user and system, all threads) per
- * operation of the client process and of the server process, each read at the start and the end of the measurement
- * (Linux counts it in clock ticks, 10 ms: about 1% of a 1 s measurement). With the default
- * driver each side has one busy thread in both systems; the other system's server side is closed meanwhile. Every
- * operation posted must complete (every SEND be received) or the run fails.
+ * {@code -Dbench.jitwarmup} seconds (default 1; 0 skips it), unmeasured: from a cold JVM the RDMA path took about
+ * 1.75 s to reach its compiled speed and the baseline's much smaller loop a quarter of that, so without it the first
+ * rows measured the JIT more than either system. Each row is then warmed up for half of SECONDS
+ * ({@code -Dbench.warmup=SECONDS} sets another time: under TCG the JIT needs seconds), then measured for SECONDS:
+ * operations per second, and the CPU time (user and system, all threads) per operation of the client process and
+ * of the server process, each read at the start and the end of the measurement (Linux counts it in clock ticks,
+ * 10 ms: about 1% of a 1 s measurement). With the default driver each side has one busy thread in both systems;
+ * the other system's server side is closed meanwhile. Every operation posted must complete (every SEND be
+ * received) or the run fails.
  *
  * <p>{@code soft} on loopback (CRC off, as {@link Pair} has it); {@code -Dbench.provider=verbs} with
  * {@code -Dbench.device} and {@code -Dbench.address} as for {@link Pair}, the baseline then on that address too.
