@@ -53,8 +53,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>{@code soft} on loopback (CRC off, as {@link Pair} has it); {@code -Dbench.provider=verbs} with
  * {@code -Dbench.device} and {@code -Dbench.address} as for {@link Pair}, the baseline then on that address too.
- * {@code -Dbench.baseline=none} measures RDMA alone (rows without the NIO fields): in the RDMA VM the reference is
- * perftest on the same device, run by the script, and the baseline would only take its time.
+ * {@code -Dbench.framed=true} makes the READ baseline parse, check and copy each message ({@link PipelinedNio}); its
+ * rows say {@code "nio_framed": true}. {@code -Dbench.baseline=none} measures RDMA alone (rows without the NIO
+ * fields): in the RDMA VM the reference is perftest on the same device, run by the script, and the baseline would
+ * only take its time.
  *
  * <p>Usage: {@code MessageRate OPS SIZES WINDOWS CONNECTIONS SECONDS OUT.json} (lists comma-separated, e.g.
  * {@code READ,WRITE,SEND 8,4096 1,16,64 1,8 1 msgrate.json}).
@@ -98,6 +100,9 @@ public final class MessageRate {
             System.exit(2);
         }
         List<Op> ops = Arrays.stream(args[0].split(",")).map(Op::valueOf).toList();
+        if (PipelinedNio.FRAMED && ops.stream().anyMatch(op -> op != Op.READ)) {
+            throw new IllegalArgumentException("bench.framed: the framed baseline answers READs only, not " + ops);
+        }
         int[] sizes = Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray();
         int[] windows = Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray();
         int[] connections = Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray();
@@ -147,9 +152,9 @@ public final class MessageRate {
         Rate nio = nio(server, request, response, window, n, nanos);
         return row + String.format(Locale.ROOT, ", \"nio_request_bytes\": %d, \"nio_response_bytes\": %d, "
                         + "\"nio_ops_per_s\": %.1f, \"ratio\": %.4f, \"nio_client_cpu_us_per_op\": %.4f, "
-                        + "\"nio_server_cpu_us_per_op\": %.4f}",
+                        + "\"nio_server_cpu_us_per_op\": %.4f%s}",
                 request, response, nio.perSecond(), rdma.perSecond() / nio.perSecond(), nio.clientCpuMicros(),
-                nio.serverCpuMicros());
+                nio.serverCpuMicros(), PipelinedNio.FRAMED ? ", \"nio_framed\": true" : "");
     }
 
     /** One RDMA measurement: the server's runtime for it, then this side's; every operation must complete. */

@@ -31,9 +31,24 @@ import java.util.concurrent.TimeUnit;
  * An RDMA WRITE or SEND completes without a reply (soft's once TCP took its last byte), while every baseline request
  * waits for its acknowledgement: for them the baseline moves one message more per operation and its window is
  * bounded by round trips. It is disfavoured there, and the WRITE and SEND ratios flatter RDMA.
+ *
+ * <p>{@code -Dbench.framed=true} (READ only; both processes read it) makes the baseline do a READ's per-message work
+ * as a hand-written pipelining server would: the client fills each request's fields (sink and source offsets, the
+ * length, the source token) and copies each response's bytes into the slot it asked for; the server parses each
+ * request, checks the token and that the range lies in its memory, and copies those bytes of its memory into the
+ * response. Still one read and one write per socket per pass, and no callback, pool or counter.
  */
 final class PipelinedNio {
     private static final int ACKNOWLEDGEMENT = 8;
+    /** Whether the READ baseline parses, checks and copies each message (see the class comment). */
+    static final boolean FRAMED = Boolean.getBoolean("bench.framed");
+    /** The Read Request's fields after the MPA length and the untagged DDP header, as soft lays them out. */
+    private static final int SINK_OFFSET_AT = 2 + 18 + 4;
+    private static final int LENGTH_AT = SINK_OFFSET_AT + 8;
+    private static final int SOURCE_TOKEN_AT = LENGTH_AT + 4;
+    private static final int SOURCE_OFFSET_AT = SOURCE_TOKEN_AT + 4;
+    /** The token the framed server's memory answers to. */
+    private static final int SOURCE_TOKEN = 0x5EED;
     private static final int CONNECT_MILLIS = 20_000;
     private static final long ACCEPT_NANOS = TimeUnit.SECONDS.toNanos(20);
 
@@ -74,7 +89,11 @@ final class PipelinedNio {
                     pipes[i] = new Pipe(channel, window, response, request);
                     channel.socket().connect(server, CONNECT_MILLIS);
                     pipes[i].start();
-                    pipes[i].owe(window);
+                    if (FRAMED) {
+                        pipes[i].requestAll();
+                    } else {
+                        pipes[i].owe(window);
+                    }
                 }
             } catch (IOException e) {
                 close();
@@ -111,15 +130,15 @@ final class PipelinedNio {
 
         private void pass() throws IOException {
             for (Pipe p : pipes) {
-                int answered = p.read();
+                int answered = FRAMED ? p.takeResponses(issuing) : p.read();
                 if (answered < 0) {
                     throw new IOException("the baseline server closed a connection");
                 }
                 completed += answered;
-                if (issuing) {
-                    p.owe(answered);
-                } else {
+                if (!issuing) {
                     outstanding -= answered;
+                } else if (!FRAMED) {
+                    p.owe(answered);
                 }
                 p.flush();
             }
@@ -160,15 +179,18 @@ final class PipelinedNio {
                     }
                 }
             }
+            ByteBuffer memory = FRAMED ? memory(window * response) : null;
             while (open > 0) {
                 for (int i = 0; i < open; i++) {
-                    int requests = pipes[i].read();
+                    int requests = FRAMED ? pipes[i].answerRequests(memory) : pipes[i].read();
                     if (requests < 0) {
                         pipes[i].channel.close();
                         pipes[i] = pipes[--open]; // the last one moves here and is read next
                         i--;
                     } else {
-                        pipes[i].owe(requests);
+                        if (!FRAMED) {
+                            pipes[i].owe(requests);
+                        }
                         pipes[i].flush();
                     }
                 }
@@ -180,6 +202,15 @@ final class PipelinedNio {
         }
     }
 
+    /** The framed server's memory: {@code bytes} of a pattern its client's copies carry. */
+    private static ByteBuffer memory(int bytes) {
+        ByteBuffer memory = ByteBuffer.allocateDirect(bytes);
+        for (int i = 0; i < bytes; i++) {
+            memory.put(i, (byte) i);
+        }
+        return memory;
+    }
+
     /** One end of one connection: what it has read of the next inbound message, and the bytes it owes its peer. */
     private static final class Pipe {
         final SocketChannel channel;
@@ -189,6 +220,11 @@ final class PipelinedNio {
         private final int outSize;
         private int partial;
         private int owed;
+        /** Framed client: where each response's bytes go, and the slots asked for, oldest first. */
+        private final ByteBuffer sink;
+        private final int[] slots;
+        private int oldest;
+        private int asked;
 
         Pipe(SocketChannel channel, int window, int inSize, int outSize) {
             this.channel = channel;
@@ -197,6 +233,8 @@ final class PipelinedNio {
             // At most a window of messages is unanswered each way: one read or write of a window takes all there is.
             in = ByteBuffer.allocateDirect(window * inSize);
             out = ByteBuffer.allocateDirect(window * outSize);
+            sink = FRAMED ? ByteBuffer.allocateDirect(window * inSize) : null;
+            slots = new int[window];
         }
 
         /** Once connected: non-blocking, without Nagle's delay. */
@@ -223,9 +261,90 @@ final class PipelinedNio {
 
         /** Writes all it owes in one call, as far as the socket takes it. */
         void flush() throws IOException {
-            if (owed > 0) {
+            if (FRAMED) {
+                if (out.position() > 0) {
+                    channel.write(out.flip());
+                    out.compact();
+                }
+            } else if (owed > 0) {
                 owed -= channel.write(out.clear().limit(owed));
             }
+        }
+
+        /** Framed client: asks for every slot of the window. */
+        void requestAll() {
+            for (int slot = 0; slot < slots.length; slot++) {
+                request(slot);
+            }
+        }
+
+        /** Framed client: queues a Read Request for slot {@code slot}'s {@code inSize} bytes. */
+        private void request(int slot) {
+            int p = out.position();
+            long offset = (long) slot * inSize;
+            out.putShort(p, (short) (outSize - 6)); // the MPA length: the ULPDU, without the length and CRC fields
+            out.putLong(p + SINK_OFFSET_AT, offset);
+            out.putInt(p + LENGTH_AT, inSize);
+            out.putInt(p + SOURCE_TOKEN_AT, SOURCE_TOKEN);
+            out.putLong(p + SOURCE_OFFSET_AT, offset);
+            out.position(p + outSize);
+            slots[(oldest + asked++) % slots.length] = slot;
+        }
+
+        /**
+         * Framed client: reads what the socket has, copies each whole response into the slot it answers and, when
+         * {@code again}, asks for that slot again; returns the responses taken, -1 at the end of the stream.
+         */
+        int takeResponses(boolean again) throws IOException {
+            int n = channel.read(in);
+            if (n <= 0) {
+                return n;
+            }
+            in.flip();
+            int taken = 0;
+            while (in.remaining() >= inSize) {
+                int slot = slots[oldest];
+                oldest = (oldest + 1) % slots.length;
+                asked--;
+                sink.put(slot * inSize, in, in.position(), inSize);
+                in.position(in.position() + inSize);
+                taken++;
+                if (again) {
+                    request(slot);
+                }
+            }
+            in.compact();
+            return taken;
+        }
+
+        /**
+         * Framed server: reads what the socket has and answers each whole Read Request with the bytes of
+         * {@code memory} it names, after checking its token and range; returns the requests answered, -1 at the end
+         * of the stream.
+         */
+        int answerRequests(ByteBuffer memory) throws IOException {
+            int n = channel.read(in);
+            if (n <= 0) {
+                return n;
+            }
+            in.flip();
+            int answered = 0;
+            while (in.remaining() >= inSize) {
+                int p = in.position();
+                int length = in.getInt(p + LENGTH_AT);
+                int token = in.getInt(p + SOURCE_TOKEN_AT);
+                long offset = in.getLong(p + SOURCE_OFFSET_AT);
+                if (token != SOURCE_TOKEN || length != outSize || offset < 0 || offset > memory.capacity() - length) {
+                    throw new IOException("a framed baseline request names [" + offset + ", +" + length
+                            + ") of token " + token);
+                }
+                out.put(out.position(), memory, (int) offset, length);
+                out.position(out.position() + length);
+                in.position(p + inSize);
+                answered++;
+            }
+            in.compact();
+            return answered;
         }
     }
 }
