@@ -40,10 +40,11 @@ import java.util.concurrent.atomic.LongAdder;
  *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
  *   of WRITE and SEND is disfavoured).</li>
  * </ul>
- * Before the first row, each operation of the run loads both systems once at window 16 on one connection for
- * {@code -Dbench.jitwarmup} seconds (default 1; 0 skips it), unmeasured: from a cold JVM the RDMA path took about
- * 1.75 s to reach its compiled speed and the baseline's much smaller loop a quarter of that, so without it the first
- * rows measured the JIT more than either system. Each row is then warmed up for half of SECONDS
+ * Before the first row, each operation of the run loads both systems once as an unrecorded row of window 16 on one
+ * connection, {@code -Dbench.jitwarmup} seconds long (default 1; 0 skips it) after its own warm-up as below: from a
+ * cold JVM the RDMA path took about 1.75 s to reach its compiled speed and the baseline's much smaller loop a quarter
+ * of that, so without it the first rows measured the JIT more than either system. Each row is warmed up for half of
+ * SECONDS
  * ({@code -Dbench.warmup=SECONDS} sets another time: under TCG the JIT needs seconds), then measured for SECONDS:
  * operations per second, and the CPU time (user and system, all threads) per operation of the client process and
  * of the server process, each read at the start and the end of the measurement (Linux counts it in clock ticks,

@@ -234,7 +234,7 @@ final class PipelinedNio {
             in = ByteBuffer.allocateDirect(window * inSize);
             out = ByteBuffer.allocateDirect(window * outSize);
             sink = FRAMED ? ByteBuffer.allocateDirect(window * inSize) : null;
-            slots = new int[window];
+            slots = FRAMED ? new int[window] : null;
         }
 
         /** Once connected: non-blocking, without Nagle's delay. */
