@@ -52,7 +52,7 @@ final class ConnectionImpl extends ConnectionDataPath implements ConnectionEvent
                 + "availableReceiveSlots");
         this.disconnected = runtime.newFuture();
         this.disconnectDone = runtime.newFuture();
-        this.counters = new OperationCounters(runtime.recorder());
+        this.counters = OperationCounters.ownedBy(runtime.recorder(), poller);
     }
 
     @Override

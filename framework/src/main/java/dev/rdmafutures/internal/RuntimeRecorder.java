@@ -10,17 +10,24 @@ import dev.rdmafutures.internal.events.ConnectionEstablishedEvent;
 import dev.rdmafutures.internal.events.FlightEvents;
 import dev.rdmafutures.internal.events.PeerBackOffEvent;
 import dev.rdmafutures.internal.events.SlowOperationEvent;
+import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.WorkRequest;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A runtime's own counters (its operations across every connection and shared receive queue, its connection
- * set-ups by outcome) and its JDK Flight Recorder events. Counted from every poller thread, so the counters are
- * {@link LongAdder}s: no poller waits for another, and counting allocates nothing once each has its cell. JFR events
+ * set-ups by outcome) and its JDK Flight Recorder events. Operations are counted per poller, each tally written by
+ * that poller's owner alone (no locked instruction per operation), plus one shared tally for shared receive queues;
+ * a snapshot adds them up. Connection set-ups come from every poller thread, so they are {@link LongAdder}s: no
+ * poller waits for another, and counting allocates nothing once each has its cell. JFR events
  * cost nothing unless a recording enables them; slow operations are timed only while one does; a JVM whose Flight
  * Recorder cannot start runs without them ({@link FlightEvents}).
  */
@@ -29,10 +36,10 @@ final class RuntimeRecorder {
 
     private final String provider;
     private final long slowThresholdNanos;
-    private final LongAdder posted = new LongAdder();
-    private final LongAdder completed = new LongAdder();
-    private final LongAdder[] bytes = adders(OperationCounters.BYTES_SLOTS);
-    private final LongAdder[] failures = adders(STATUSES.length);
+    /** Each poller's operations, counted by its owner alone (by identity: one per poller, however many). */
+    private final Map<PollerProxy, OperationTally> pollerTallies = new ConcurrentHashMap<>();
+    /** Operations counted from several pollers: those of shared receive queues. */
+    private final OperationTally sharedTally = OperationTally.shared();
     private final LongAdder connects = new LongAdder();
     private final LongAdder[] connectFailures = adders(STATUSES.length);
     private final LongAdder accepts = new LongAdder();
@@ -56,20 +63,14 @@ final class RuntimeRecorder {
 
     // --- operations (from OperationCounters) --------------------------------------------------------------------
 
-    void posted() {
-        posted.increment();
+    /** The tally of the operations whose outcome only {@code poller}'s owner reports. */
+    OperationTally tallyFor(PollerProxy poller) {
+        return pollerTallies.computeIfAbsent(poller, p -> OperationTally.owned());
     }
 
-    /** A completion that moved {@code moved} bytes into the counter {@code bytesIndex} (-1: none). */
-    void completed(int bytesIndex, int moved) {
-        completed.increment();
-        if (bytesIndex >= 0) {
-            bytes[bytesIndex].add(moved);
-        }
-    }
-
-    void failed(Status status) {
-        failures[status.ordinal()].increment();
+    /** The tally of operations reported from several pollers. */
+    OperationTally sharedTally() {
+        return sharedTally;
     }
 
     /** When an operation handed over now should be timed for {@link SlowOperationEvent}: now, else 0. */
@@ -169,11 +170,9 @@ final class RuntimeRecorder {
     // --- snapshots --------------------------------------------------------------------------------------------------
 
     OperationMetrics operations() {
-        long[] moved = new long[bytes.length];
-        for (int i = 0; i < bytes.length; i++) {
-            moved[i] = bytes[i].sum();
-        }
-        return OperationCounters.metrics(posted.sum(), completed.sum(), moved, byStatus(failures));
+        List<OperationTally> tallies = new ArrayList<>(pollerTallies.values());
+        tallies.add(sharedTally);
+        return OperationTally.metrics(tallies.toArray(new OperationTally[0]));
     }
 
     EnumMap<Status, Long> connectFailures() {

@@ -55,7 +55,7 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
         this.maxSge = maxSge;
         this.slots = new QueueSlots(new QueueDepths(1, depth, 1, maxSge),
                 "SharedReceiveQueue.depth and availableSlots");
-        this.counters = new OperationCounters(runtime.recorder());
+        this.counters = OperationCounters.shared(runtime.recorder());
         this.posting = new Posting(domain, poller, this, Admission.failFast(), (kind, explain) -> closed
                 ? Posting.refuse(Status.INVALID_DEVICE_STATE, explain ? this + " is closed" : null) : Status.SUCCESS);
     }

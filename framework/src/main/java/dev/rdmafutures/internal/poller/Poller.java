@@ -190,6 +190,14 @@ public final class Poller implements PollerContext {
         return Thread.currentThread() == owner;
     }
 
+    /**
+     * Whether the caller is the one thread that may touch this poller's confined state now: its owner, or, once a
+     * close began, the thread carrying it out (the owner is then outside its cycles or stopped).
+     */
+    public boolean confinedToCaller() {
+        return inPollerThread() || !running;
+    }
+
     @Override
     public void recordError(String where, Throwable error) {
         errors.record(where, error);
