@@ -20,7 +20,23 @@ listening() {
   return 1
 }
 
-# scenario NAME PORT SERVER_CMD CLIENT_CMD: starts the server, waits for PORT, starts the client; both must exit 0.
+# rping_exit_race LOG RC: true when an rping that did its work exited 255 only through rdma-core's CM-thread race at
+# exit. Before rdma-core v59 (commit f3ae6534, "rping: terminate CM event thread before exiting"; Debian 12 ships
+# v44) the main thread can destroy the CM event channel while rping's CM thread calls rdma_get_cm_event again, which
+# then fails with EBADF and exit()s -1 after a clean run. Accepted only in exactly that shape: the disconnect was
+# seen, the last line is that perror, and the log holds no other failure.
+rping_exit_race() {
+  local log=$1 rc=$2
+  [ "$rc" = 255 ] || return 1
+  [ "$(tail -n 1 "$log")" = "rdma_get_cm_event: Bad file descriptor" ] || return 1
+  grep -q "DISCONNECT EVENT" "$log" || return 1
+  ! grep -v -e "^rdma_get_cm_event: Bad file descriptor$" -e "DISCONNECT EVENT" \
+      -e "^wait for RDMA_READ_ADV state 10$" -e "^ping data: " -e "^rping: [0-9]* iterations OK$" "$log" \
+    | grep -qi -e fail -e error -e bad -e "wait for" -e unexpected
+}
+
+# scenario NAME PORT SERVER_CMD CLIENT_CMD: starts the server, waits for PORT, starts the client; both must exit 0
+# (or, for rping, fail only in its known exit race, see rping_exit_race).
 scenario() {
   local name=$1 port=$2 server=$3 client=$4 spid src crc
   ( timeout 90 bash -c "$server" > "$LOGS/$name.server" 2>&1; echo $? > "$LOGS/$name.server.rc" ) &
@@ -28,6 +44,14 @@ scenario() {
   listening "$port"
   timeout 60 bash -c "$client" > "$LOGS/$name.client" 2>&1; crc=$?
   wait "$spid"; src=$(cat "$LOGS/$name.server.rc")
+  if [[ $server == rping* ]] && rping_exit_race "$LOGS/$name.server" "$src"; then
+    echo "note $name: rping's server exited 255 in rdma-core's CM-thread exit race (fixed in v59) after a clean run"
+    src=0
+  fi
+  if [[ $client == rping* ]] && rping_exit_race "$LOGS/$name.client" "$crc"; then
+    echo "note $name: rping's client exited 255 in rdma-core's CM-thread exit race (fixed in v59) after a clean run"
+    crc=0
+  fi
   if [ "$src" = 0 ] && [ "$crc" = 0 ]; then
     passed=$((passed + 1)); echo "PASS $name"
   else
