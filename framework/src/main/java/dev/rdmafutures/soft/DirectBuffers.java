@@ -4,8 +4,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
- * The direct buffers the sockets of one poller write from and read into: FPDU headers and trailers
- * ({@link #SCRATCH} bytes), payload copies (4 KiB or 64 KiB) and the staging an inbound stream is parsed in
+ * The direct buffers the sockets of one poller write from and read into: small whole FPDUs framed back to back
+ * ({@link #frames()}), the headers and trailers of larger ones ({@link #SCRATCH} bytes), payload copies (4 KiB or
+ * 64 KiB) and the staging an inbound stream is parsed in
  * ({@link #STAGING} bytes). Shared by every connection of the poller and confined to its thread, so a connection
  * holds none while it is idle, and the buffers kept for reuse are capped per poller: past the cap a returned buffer
  * is left to the garbage collector. A steady data path still allocates nothing.
@@ -40,6 +41,11 @@ final class DirectBuffers {
         return b != null ? b.clear() : ByteBuffer.allocateDirect(SCRATCH);
     }
 
+    /** A cleared buffer of {@value #SMALL_COPY} bytes that small FPDUs are framed in, back to back. */
+    ByteBuffer frames() {
+        return copy(SMALL_COPY);
+    }
+
     /** A cleared buffer with room for {@code length} (at most 64 KiB) bytes. */
     ByteBuffer copy(int length) {
         boolean small = length <= SMALL_COPY;
@@ -64,7 +70,7 @@ final class DirectBuffers {
         return pack;
     }
 
-    /** Takes back a buffer from {@link #scratch()}, {@link #copy(int)} or {@link #staging()} that is done with. */
+    /** Takes back a buffer from {@link #frames()}, {@link #scratch()}, {@link #copy(int)} or {@link #staging()} that is done with. */
     void release(ByteBuffer b) {
         switch (b.capacity()) {
             case SCRATCH -> keep(scratch, b, KEPT_SCRATCH);

@@ -8,9 +8,10 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * Frames outbound DDP segments into a connection's {@link OutboundQueue} without allocating: headers in pooled
- * scratch buffers, payloads of up to {@value #INLINE_PAYLOAD} bytes copied behind them, larger payloads queued as
- * views of registered memory with a separate trailer. A message is a request's segments gathered in order (its
+ * Frames outbound DDP segments into a connection's {@link OutboundQueue} without allocating: an FPDU with a payload
+ * of up to {@value #INLINE_PAYLOAD} bytes whole in the queue's frame buffer, behind the FPDU queued before it; a
+ * larger one as a header in a pooled scratch buffer, its payload as views of registered memory and a separate
+ * trailer. A message is a request's segments gathered in order (its
  * scatter-gather list) or one span of a region (a Read Response); messages longer than {@value #MAX_SEGMENT_PAYLOAD}
  * bytes are cut into DDP segments, and one DDP segment's payload may span several views, all of which its MPA CRC
  * covers. Poller thread only.
@@ -32,6 +33,8 @@ final class FpduWriter {
     /** The segment the next payload byte comes from, and how many of its bytes are already queued. */
     private int index;
     private int within;
+    /** Where the FPDU being framed starts in the buffer {@link #header} or {@link #scratchHeader} gave. */
+    private int start;
 
     FpduWriter(OutboundQueue out, FpduFraming framing) {
         this.out = out;
@@ -43,8 +46,19 @@ final class FpduWriter {
         return out.enqueuedBytes();
     }
 
-    /** A scratch buffer for an FPDU header, positioned after the length field. */
+    /**
+     * A buffer for the header of an FPDU whose payload is at most {@value #INLINE_PAYLOAD} bytes, positioned after its
+     * length field; to fill and hand to {@link #control} (or {@link #emit}) before anything else is framed.
+     */
     ByteBuffer header() {
+        ByteBuffer frames = out.frame();
+        start = frames.position();
+        return frames.position(start + FpduFraming.LENGTH_FIELD);
+    }
+
+    /** A scratch buffer for the header of an FPDU with a larger payload, positioned after the length field. */
+    private ByteBuffer scratchHeader() {
+        start = 0;
         return out.scratch().position(FpduFraming.LENGTH_FIELD);
     }
 
@@ -92,7 +106,7 @@ final class FpduWriter {
         do {
             int n = Math.min(MAX_SEGMENT_PAYLOAD, length - offset);
             boolean last = offset + n == length;
-            ByteBuffer head = header();
+            ByteBuffer head = n <= INLINE_PAYLOAD ? header() : scratchHeader();
             if (tagged) {
                 DdpHeader.putTagged(head, opcode, last, stag, taggedOffset + offset);
             } else {
@@ -105,14 +119,16 @@ final class FpduWriter {
     }
 
     /**
-     * Queues one FPDU: header (length field at 0 filled in here), the message's next {@code length} payload bytes,
-     * pad and CRC. A payload of up to {@value #INLINE_PAYLOAD} bytes is copied behind the header, so the FPDU is one
-     * buffer (a latency-bound round trip then costs one plain write); a larger one is queued as views of the
+     * Queues one FPDU: header (its length field, at {@link #start}, filled in here), the message's next {@code length}
+     * payload bytes, pad and CRC. A payload of up to {@value #INLINE_PAYLOAD} bytes is copied behind the header, so
+     * the FPDU is framed whole in the queue's frame buffer (a latency-bound round trip then costs one plain write, a
+     * burst one buffer); a larger one is queued as views of the
      * registered memory, one per segment it spans, and gathered, never copied, except a Read Response's with CRC
      * on, which is CRC'd and sent from one copy.
      */
     private void emit(ByteBuffer head, int length) {
-        head.putShort(0, (short) (head.position() - FpduFraming.LENGTH_FIELD + length));
+        int ulpdu = head.position() - start - FpduFraming.LENGTH_FIELD + length;
+        head.putShort(start, (short) ulpdu);
         if (length <= INLINE_PAYLOAD) {
             for (int left = length; left > 0; ) {
                 int n = nextPiece(left);
@@ -120,8 +136,8 @@ final class FpduWriter {
                 within += n;
                 left -= n;
             }
-            framing.finish(head, 0);
-            out.addScratch(head.flip());
+            framing.finish(head, start);
+            out.commitFrame(head);
             return;
         }
         head.flip();
@@ -156,7 +172,7 @@ final class FpduWriter {
             }
         }
         ByteBuffer trailer = out.scratch();
-        framing.trailer(crc, head.limit() - FpduFraming.LENGTH_FIELD + length, trailer);
+        framing.trailer(crc, ulpdu, trailer);
         out.addScratch(trailer.flip());
     }
 

@@ -1,5 +1,6 @@
 package dev.rdmafutures.soft;
 
+import dev.rdmafutures.soft.mpa.FpduFraming;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;
@@ -7,14 +8,19 @@ import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 
 /**
- * The bytes queued for one socket, written with gathering writes: FPDU headers and trailers in scratch buffers of
- * the poller's {@link DirectBuffers}, payloads as views of registered memory (never copied), MPA messages as they
- * are. Scratch buffers and views go back to their pools once the socket has taken them, so a steady data path
- * allocates nothing. Confined to the poller thread.
+ * The bytes queued for one socket, written with gathering writes: small whole FPDUs framed back to back in frame
+ * buffers, the headers and trailers of larger ones in scratch buffers (both from the poller's {@link DirectBuffers}),
+ * payloads as views of registered memory (never copied), MPA messages as they are. Pooled buffers and views go back
+ * to their pools once the socket has taken them, so a steady data path allocates nothing. Confined to the poller
+ * thread.
  *
- * <p>A burst of small FPDUs (sixteen Read Requests, their Read Responses) would be as many iovecs, and the kernel
- * spends per iovec: a write packs each run of small buffers into one contiguous piece of the poller's pack buffer
- * first, so the socket takes such a burst as one buffer, and large payloads still go as views. The queued buffers
+ * <p>Small FPDUs queued one after another (sixteen Read Requests, their Read Responses) are framed straight into the
+ * queue's last frame buffer while the socket has not started on it, so such a burst is one buffer that the socket
+ * takes as it is, with no copy and no per-FPDU bookkeeping.
+ *
+ * <p>Other runs of small buffers (a header before a view, the trailer after it, a short frame buffer) would be as many
+ * iovecs, and the kernel spends per iovec: a write packs each run of small buffers into one contiguous piece of the
+ * poller's pack buffer first, so the socket takes such a burst as one buffer, and large payloads still go as views. The queued buffers
  * keep their own positions (advanced by what the socket took), so a partial write or {@link #dropUnsent} sees the
  * stream as queued.
  */
@@ -27,6 +33,8 @@ final class OutboundQueue {
     private static final int MAX_POOLED_REGIONS = 4 * SoftDevice.MAX_SGE;
     /** The owner of the buffers that go back to {@link DirectBuffers}. */
     private static final Object POOLED = new Object();
+    /** The owner of pooled frame buffers, which hold whole FPDUs only (see {@link #dropUnsent}). */
+    private static final Object FRAMES = new Object();
 
     private ByteBuffer[] ring = new ByteBuffer[128];
     /** Per ring slot: POOLED, the SoftRegion a view belongs to, or null for a buffer we do not pool. */
@@ -41,9 +49,40 @@ final class OutboundQueue {
     private final IdentityHashMap<SoftRegion, ArrayDeque<ByteBuffer>> views = new IdentityHashMap<>();
     private long enqueuedBytes;
     private long flushedBytes;
+    /** The last queued entry while it is a frame buffer the socket has not started on, else null. */
+    private ByteBuffer openFrames;
+    /** Where the FPDU being framed by the caller of {@link #frame()} starts in {@link #openFrames}. */
+    private int frameStart;
 
     OutboundQueue(DirectBuffers buffers) {
         this.buffers = buffers;
+    }
+
+    /**
+     * A buffer in write mode, positioned where a whole FPDU of at most {@value DirectBuffers#SCRATCH} bytes is to be
+     * framed from, to fill and hand to {@link #commitFrame} before anything else is queued: the queue's open frame
+     * buffer when it has room, else a fresh one.
+     */
+    ByteBuffer frame() {
+        ByteBuffer open = openFrames;
+        if (open != null && open.capacity() - open.limit() >= DirectBuffers.SCRATCH) {
+            frameStart = open.limit();
+            return open.limit(open.capacity()).position(frameStart);
+        }
+        openFrames = null;
+        frameStart = 0;
+        return buffers.frames();
+    }
+
+    /** Queues the FPDU framed into {@code frames} (as {@link #frame()} gave it, position at the FPDU's end). */
+    void commitFrame(ByteBuffer frames) {
+        if (frames == openFrames) {
+            enqueuedBytes += frames.position() - frameStart;
+            frames.flip(); // the socket has not started on it: its position was 0
+        } else {
+            add(frames.flip(), FRAMES);
+            openFrames = frames;
+        }
     }
 
     /** A cleared scratch buffer of {@value DirectBuffers#SCRATCH} bytes, to fill and {@link #addScratch}. */
@@ -84,6 +123,7 @@ final class OutboundQueue {
     }
 
     private void add(ByteBuffer bytes, Object owner) {
+        openFrames = null;
         if (size == ring.length) {
             grow();
         }
@@ -124,6 +164,7 @@ final class OutboundQueue {
      * Writes as much as the socket takes; returns false if it stopped taking bytes before the queue was empty.
      */
     boolean writeTo(GatheringByteChannel channel) throws IOException {
+        openFrames = null; // the socket may start on it
         PackBuffer pack = buffers.pack(GATHER);
         while (size > 0) {
             int entries = Math.min(size, GATHER);
@@ -174,10 +215,22 @@ final class OutboundQueue {
         }
     }
 
-    /** Drops queued bytes not yet started; a partly written buffer is kept so the stream stays framed. */
+    /**
+     * Drops queued bytes not yet started; a partly written FPDU is kept so the stream stays framed. Of a partly written
+     * frame buffer, the FPDUs after that one go too: the peer must not act on what the caller gave up.
+     */
     void dropUnsent() {
+        openFrames = null;
         boolean keepHead = size > 0 && ring[head].position() > 0 && ring[head].hasRemaining();
         int keep = keepHead ? 1 : 0;
+        if (keepHead && owners[head] == FRAMES) {
+            ByteBuffer b = ring[head];
+            int end = 0;
+            while (end < b.position()) {
+                end += FpduFraming.fpduLength(b.getShort(end) & 0xffff);
+            }
+            b.limit(end);
+        }
         while (size > keep) {
             int last = (head + size - 1) & (ring.length - 1);
             ring[last] = null;
@@ -189,6 +242,7 @@ final class OutboundQueue {
 
     /** Forgets everything (the socket is gone). */
     void clear() {
+        openFrames = null;
         while (size > 0) {
             release();
         }
@@ -201,7 +255,7 @@ final class OutboundQueue {
         owners[head] = null;
         head = (head + 1) & (ring.length - 1);
         size--;
-        if (owner == POOLED) {
+        if (owner == POOLED || owner == FRAMES) {
             buffers.release(b);
         } else if (owner instanceof SoftRegion region) {
             ArrayDeque<ByteBuffer> free = views.get(region);

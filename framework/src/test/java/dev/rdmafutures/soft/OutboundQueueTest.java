@@ -3,13 +3,17 @@ package dev.rdmafutures.soft;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
+import dev.rdmafutures.soft.mpa.FpduFraming;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;
 import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
 
-/** The outbound queue packs runs of small buffers into one, and keeps the stream exact across partial writes. */
+/**
+ * The outbound queue frames small FPDUs back to back, packs runs of small buffers into one, and keeps the stream
+ * exact across partial writes.
+ */
 class OutboundQueueTest {
     private final DirectBuffers buffers = new DirectBuffers();
     private final OutboundQueue queue = new OutboundQueue(buffers);
@@ -88,6 +92,96 @@ class OutboundQueueTest {
         assertThat(queue.enqueuedBytes()).isEqualTo(60);
     }
 
+    @Test
+    void smallFpdusAreFramedIntoOneBufferThatLeavesWithoutACopy() throws Exception {
+        for (int i = 0; i < 16; i++) {
+            queueFrame(28, i); // a Read Request's ULPDU
+        }
+        Socket socket = new Socket(Integer.MAX_VALUE);
+
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        assertThat(socket.buffersPerWrite).containsExactly(1);
+        assertThat(socket.directViewsTaken).as("16 FPDUs of 36 bytes went as the frame buffer itself").isEqualTo(1);
+        assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
+        assertThat(queue.flushedBytes()).isEqualTo(16 * FpduFraming.fpduLength(28)).isEqualTo(queue.enqueuedBytes());
+    }
+
+    @Test
+    void aFrameBufferTheSocketStartedOnTakesNoMoreFpdus() throws Exception {
+        queueFrame(28, 1);
+        queueFrame(28, 2);
+        Socket socket = new Socket(10);
+        assertThat(queue.writeTo(socket)).isFalse();
+
+        queueFrame(28, 3);
+        queueView(region(4096), 0, 500);
+        queueFrame(8, 4);
+        queueFrame(8, 5);
+        socket.room = Integer.MAX_VALUE;
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
+        assertThat(queue.flushedBytes()).isEqualTo(queue.enqueuedBytes());
+    }
+
+    @Test
+    void droppingUnsentBytesOfAFrameBufferKeepsOnlyThePartlyWrittenFpdu() throws Exception {
+        int fpdu = FpduFraming.fpduLength(28);
+        for (int i = 0; i < 5; i++) {
+            queueFrame(28, i);
+        }
+        Socket socket = new Socket(fpdu + fpdu / 2); // the first, half of the second
+
+        assertThat(queue.writeTo(socket)).isFalse();
+        queue.dropUnsent();
+        socket.room = Integer.MAX_VALUE;
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        byte[] firstTwo = new byte[2 * fpdu];
+        System.arraycopy(expected.toByteArray(), 0, firstTwo, 0, 2 * fpdu);
+        assertThat(socket.taken.toByteArray()).isEqualTo(firstTwo);
+        assertThat(queue.enqueuedBytes()).isEqualTo(2 * fpdu).isEqualTo(queue.flushedBytes());
+        assertThat(queue.isEmpty()).isTrue();
+    }
+
+    @Test
+    void droppingUnsentBytesAtAnFpduBoundaryKeepsNothingMore() throws Exception {
+        int fpdu = FpduFraming.fpduLength(8);
+        for (int i = 0; i < 3; i++) {
+            queueFrame(8, i);
+        }
+        Socket socket = new Socket(fpdu);
+
+        assertThat(queue.writeTo(socket)).isFalse();
+        queue.dropUnsent();
+        socket.room = Integer.MAX_VALUE;
+
+        assertThat(queue.writeTo(socket)).isTrue();
+        assertThat(socket.taken.size()).isEqualTo(fpdu);
+        assertThat(queue.enqueuedBytes()).isEqualTo(fpdu);
+    }
+
+    /** Frames an FPDU with a ULPDU of {@code ulpdu} bytes as {@link FpduWriter} does (no CRC). */
+    private void queueFrame(int ulpdu, int seed) {
+        ByteBuffer b = queue.frame();
+        int start = b.position();
+        b.putShort((short) ulpdu);
+        for (int i = 0; i < ulpdu; i++) {
+            b.put((byte) (seed * 31 + i));
+        }
+        new FpduFraming(false).finish(b, start);
+        ByteBuffer framed = b.duplicate().flip().position(start);
+        expected.write(toArray(framed), 0, framed.remaining());
+        queue.commitFrame(b);
+    }
+
+    private static byte[] toArray(ByteBuffer b) {
+        byte[] bytes = new byte[b.remaining()];
+        b.duplicate().get(bytes);
+        return bytes;
+    }
+
     private void queueScratch(int length, int seed) {
         ByteBuffer b = queue.scratch();
         for (int i = 0; i < length; i++) {
@@ -116,6 +210,7 @@ class OutboundQueueTest {
     private static final class Socket implements GatheringByteChannel {
         final ByteArrayOutputStream taken = new ByteArrayOutputStream();
         final java.util.List<Integer> buffersPerWrite = new java.util.ArrayList<>();
+        /** Buffers of more than 256 bytes taken: the queue did not pack (copy) them. */
         int directViewsTaken;
         int room;
 
@@ -144,6 +239,9 @@ class OutboundQueueTest {
         @Override
         public int write(ByteBuffer src) {
             buffersPerWrite.add(1);
+            if (src.remaining() > 256) {
+                directViewsTaken++;
+            }
             return take(src);
         }
 
