@@ -13,8 +13,9 @@ import java.util.ArrayDeque;
  */
 final class DirectBuffers {
     /**
-     * Room for the largest FPDU header (length, DDP untagged header, Read Request: 48 bytes) with an inlined payload
-     * of up to {@link FpduWriter#INLINE_PAYLOAD} bytes, pad and CRC; or for a trailer.
+     * Room for the largest FPDU framed whole (length, DDP untagged header, Read Request: 48 bytes, or a header with a
+     * payload of up to {@link FpduWriter#INLINE_PAYLOAD} bytes, pad and CRC): a scratch buffer's size, and the room a
+     * frame buffer must have left to take one more FPDU. Or for a trailer.
      */
     static final int SCRATCH = 128;
     /** Payload copies come in two sizes: most Read Responses are small, the largest FPDU needs 64 KiB. */
@@ -22,7 +23,7 @@ final class DirectBuffers {
     static final int LARGE_COPY = 65536;
     /** Inbound staging: a burst of small FPDUs is read with one call. */
     static final int STAGING = 8 * 1024;
-    /** Buffers kept for reuse, per size: enough for 4 MiB of large copies, 1 MiB of small ones in flight. */
+    /** Buffers kept for reuse, per size: 4 MiB of large copies, 1 MiB of small ones and frame buffers in flight. */
     private static final int KEPT_SCRATCH = 4096;
     private static final int KEPT_SMALL = 256;
     private static final int KEPT_LARGE = 64;
@@ -70,7 +71,7 @@ final class DirectBuffers {
         return pack;
     }
 
-    /** Takes back a buffer from {@link #frames()}, {@link #scratch()}, {@link #copy(int)} or {@link #staging()} that is done with. */
+    /** Takes back a buffer from {@link #frames()}, {@link #scratch()}, {@link #copy(int)} or {@link #staging()}. */
     void release(ByteBuffer b) {
         switch (b.capacity()) {
             case SCRATCH -> keep(scratch, b, KEPT_SCRATCH);

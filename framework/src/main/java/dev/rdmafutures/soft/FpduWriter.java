@@ -19,7 +19,7 @@ import java.util.zip.CRC32C;
 final class FpduWriter {
     /** The most payload one FPDU carries, so that any ULPDU fits MPA's 16-bit length. */
     static final int MAX_SEGMENT_PAYLOAD = 65504;
-    /** Payloads up to this size travel inside their FPDU's scratch buffer (see {@link #emit}). */
+    /** FPDUs with payloads up to this size are framed whole in the queue's frame buffer (see {@link #emit}). */
     static final int INLINE_PAYLOAD = 64;
 
     private final OutboundQueue out;
@@ -35,6 +35,8 @@ final class FpduWriter {
     private int within;
     /** Where the FPDU being framed starts in the buffer {@link #header} or {@link #scratchHeader} gave. */
     private int start;
+    /** That buffer is the queue's frame buffer, which takes whole FPDUs only. */
+    private boolean framed;
 
     FpduWriter(OutboundQueue out, FpduFraming framing) {
         this.out = out;
@@ -53,12 +55,14 @@ final class FpduWriter {
     ByteBuffer header() {
         ByteBuffer frames = out.frame();
         start = frames.position();
+        framed = true;
         return frames.position(start + FpduFraming.LENGTH_FIELD);
     }
 
     /** A scratch buffer for the header of an FPDU with a larger payload, positioned after the length field. */
     private ByteBuffer scratchHeader() {
         start = 0;
+        framed = false;
         return out.scratch().position(FpduFraming.LENGTH_FIELD);
     }
 
@@ -140,6 +144,9 @@ final class FpduWriter {
             out.commitFrame(head);
             return;
         }
+        if (framed) {
+            throw new IllegalStateException("a payload of " + length + " bytes behind a header in a frame buffer");
+        }
         head.flip();
         out.addScratch(head);
         boolean crcOn = framing.crcEnabled();
@@ -173,7 +180,7 @@ final class FpduWriter {
         }
         ByteBuffer trailer = out.scratch();
         framing.trailer(crc, ulpdu, trailer);
-        out.addScratch(trailer.flip());
+        out.addTrailer(trailer.flip());
     }
 
     /** Moves past exhausted (or empty) segments; returns how many of {@code wanted} bytes the current one has. */

@@ -15,14 +15,14 @@ import java.util.IdentityHashMap;
  * thread.
  *
  * <p>Small FPDUs queued one after another (sixteen Read Requests, their Read Responses) are framed straight into the
- * queue's last frame buffer while the socket has not started on it, so such a burst is one buffer that the socket
- * takes as it is, with no copy and no per-FPDU bookkeeping.
+ * queue's last frame buffer while the socket has not started on it, so such a burst is one buffer with no per-FPDU
+ * bookkeeping, which the socket takes as it is once it is past {@value #PACK_LIMIT} bytes.
  *
  * <p>Other runs of small buffers (a header before a view, the trailer after it, a short frame buffer) would be as many
  * iovecs, and the kernel spends per iovec: a write packs each run of small buffers into one contiguous piece of the
- * poller's pack buffer first, so the socket takes such a burst as one buffer, and large payloads still go as views. The queued buffers
- * keep their own positions (advanced by what the socket took), so a partial write or {@link #dropUnsent} sees the
- * stream as queued.
+ * poller's pack buffer first, so the socket takes such a run as one buffer, and large payloads still go as views.
+ * The queued buffers keep their own positions (advanced by what the socket took), so a partial write or
+ * {@link #dropUnsent} sees the stream as queued.
  */
 final class OutboundQueue {
     /** Buffers per gathering write: a whole FPDU of {@link SoftDevice#MAX_SGE} views, header and trailer, and more. */
@@ -35,9 +35,14 @@ final class OutboundQueue {
     private static final Object POOLED = new Object();
     /** The owner of pooled frame buffers, which hold whole FPDUs only (see {@link #dropUnsent}). */
     private static final Object FRAMES = new Object();
+    /** The owner of pooled scratch buffers that end an FPDU (see {@link #dropUnsent}). */
+    private static final Object TRAILER = new Object();
 
     private ByteBuffer[] ring = new ByteBuffer[128];
-    /** Per ring slot: POOLED, the SoftRegion a view belongs to, or null for a buffer we do not pool. */
+    /**
+     * Per ring slot: POOLED, FRAMES or TRAILER (pooled buffers), the SoftRegion a view belongs to, or null for a
+     * buffer we do not pool.
+     */
     private Object[] owners = new Object[128];
     private int head;
     private int size;
@@ -53,6 +58,8 @@ final class OutboundQueue {
     private ByteBuffer openFrames;
     /** Where the FPDU being framed by the caller of {@link #frame()} starts in {@link #openFrames}. */
     private int frameStart;
+    /** {@link #openFrames} is in write mode for a caller of {@link #frame()} that has not committed yet. */
+    private boolean framing;
 
     OutboundQueue(DirectBuffers buffers) {
         this.buffers = buffers;
@@ -64,9 +71,11 @@ final class OutboundQueue {
      * buffer when it has room, else a fresh one.
      */
     ByteBuffer frame() {
+        abandonFrame();
         ByteBuffer open = openFrames;
         if (open != null && open.capacity() - open.limit() >= DirectBuffers.SCRATCH) {
             frameStart = open.limit();
+            framing = true;
             return open.limit(open.capacity()).position(frameStart);
         }
         openFrames = null;
@@ -79,6 +88,7 @@ final class OutboundQueue {
         if (frames == openFrames) {
             enqueuedBytes += frames.position() - frameStart;
             frames.flip(); // the socket has not started on it: its position was 0
+            framing = false;
         } else {
             add(frames.flip(), FRAMES);
             openFrames = frames;
@@ -100,9 +110,25 @@ final class OutboundQueue {
         add(filled, POOLED);
     }
 
-    /** Queues a filled (flipped) {@link #scratch()} buffer. */
+    /** Queues a filled (flipped) {@link #scratch()} buffer that starts or continues an FPDU. */
     void addScratch(ByteBuffer filled) {
         add(filled, POOLED);
+    }
+
+    /** Queues a filled (flipped) {@link #scratch()} buffer that ends an FPDU: its pad and CRC. */
+    void addTrailer(ByteBuffer filled) {
+        add(filled, TRAILER);
+    }
+
+    /**
+     * Puts the open frame buffer back as it was queued if a caller of {@link #frame()} failed before committing, so
+     * that what it framed is forgotten and the queued FPDUs stay as they were.
+     */
+    private void abandonFrame() {
+        if (framing) {
+            framing = false;
+            openFrames.limit(frameStart).position(0);
+        }
     }
 
     /** Queues {@code length} bytes of {@code region} from {@code offset}, without copying them; returns the view. */
@@ -123,6 +149,7 @@ final class OutboundQueue {
     }
 
     private void add(ByteBuffer bytes, Object owner) {
+        abandonFrame();
         openFrames = null;
         if (size == ring.length) {
             grow();
@@ -164,7 +191,7 @@ final class OutboundQueue {
      * Writes as much as the socket takes; returns false if it stopped taking bytes before the queue was empty.
      */
     boolean writeTo(GatheringByteChannel channel) throws IOException {
-        openFrames = null; // the socket may start on it
+        abandonFrame();
         PackBuffer pack = buffers.pack(GATHER);
         while (size > 0) {
             int entries = Math.min(size, GATHER);
@@ -189,6 +216,9 @@ final class OutboundQueue {
             long written = n == 1 ? channel.write(gather[0]) : channel.write(gather, 0, n);
             flushedBytes += written;
             consume(entries, written);
+            if (openFrames != null && openFrames.position() != 0) {
+                openFrames = null; // the socket started on it (or took it whole, and it went back to its pool)
+            }
             if (written < total) {
                 return false;
             }
@@ -216,20 +246,36 @@ final class OutboundQueue {
     }
 
     /**
-     * Drops queued bytes not yet started; a partly written FPDU is kept so the stream stays framed. Of a partly written
-     * frame buffer, the FPDUs after that one go too: the peer must not act on what the caller gave up.
+     * Drops queued bytes not yet started. The FPDU the socket is in the middle of is kept whole, to its trailer, so
+     * that what follows (a Terminate) is framed; of a frame buffer, only up to that FPDU's end.
      */
     void dropUnsent() {
+        abandonFrame();
         openFrames = null;
-        boolean keepHead = size > 0 && ring[head].position() > 0 && ring[head].hasRemaining();
-        int keep = keepHead ? 1 : 0;
-        if (keepHead && owners[head] == FRAMES) {
-            ByteBuffer b = ring[head];
-            int end = 0;
-            while (end < b.position()) {
-                end += FpduFraming.fpduLength(b.getShort(end) & 0xffff);
+        int keep = 0;
+        if (size > 0 && ring[head].position() > 0 && ring[head].hasRemaining()) {
+            Object owner = owners[head];
+            if (owner == FRAMES) {
+                ByteBuffer b = ring[head];
+                int end = 0;
+                while (end < b.position()) {
+                    end += FpduFraming.fpduLength(b.getShort(end) & 0xffff);
+                }
+                b.limit(end);
+                keep = b.hasRemaining() ? 1 : 0;
+            } else {
+                // A whole message (null), or a trailer, ends where it ends; a header, view or copy goes on to the
+                // FPDU's trailer, which FpduWriter queued with it.
+                keep = 1;
+                while (owner != null && owner != TRAILER && keep < size) {
+                    owner = owners[(head + keep) & (ring.length - 1)];
+                    keep++;
+                }
             }
-            b.limit(end);
+        }
+        long kept = 0;
+        for (int i = 0; i < keep; i++) {
+            kept += ring[(head + i) & (ring.length - 1)].remaining();
         }
         while (size > keep) {
             int last = (head + size - 1) & (ring.length - 1);
@@ -237,7 +283,7 @@ final class OutboundQueue {
             owners[last] = null;
             size--;
         }
-        enqueuedBytes = flushedBytes + (keepHead ? ring[head].remaining() : 0);
+        enqueuedBytes = flushedBytes + kept;
     }
 
     /** Forgets everything (the socket is gone). */
@@ -255,7 +301,7 @@ final class OutboundQueue {
         owners[head] = null;
         head = (head + 1) & (ring.length - 1);
         size--;
-        if (owner == POOLED || owner == FRAMES) {
+        if (owner == POOLED || owner == FRAMES || owner == TRAILER) {
             buffers.release(b);
         } else if (owner instanceof SoftRegion region) {
             ArrayDeque<ByteBuffer> free = views.get(region);

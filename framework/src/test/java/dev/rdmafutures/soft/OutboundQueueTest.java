@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
  * exact across partial writes.
  */
 class OutboundQueueTest {
+    /** A Read Request's ULPDU: DDP untagged header (18 bytes) and RDMAP Read Request fields (28). */
+    private static final int READ_REQUEST_ULPDU = 46;
     private final DirectBuffers buffers = new DirectBuffers();
     private final OutboundQueue queue = new OutboundQueue(buffers);
     private final ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -74,10 +76,10 @@ class OutboundQueueTest {
     }
 
     @Test
-    void droppingUnsentBytesKeepsOnlyThePartlyWrittenBuffer() throws Exception {
-        queueScratch(30, 1);
-        queueScratch(30, 2);
-        queueScratch(30, 3);
+    void droppingUnsentBytesKeepsOnlyThePartlyWrittenMessage() throws Exception {
+        queueMessage(30, 1);
+        queueMessage(30, 2);
+        queueMessage(30, 3);
         Socket socket = new Socket(45); // all of the first, half of the second
 
         assertThat(queue.writeTo(socket)).isFalse();
@@ -95,16 +97,87 @@ class OutboundQueueTest {
     @Test
     void smallFpdusAreFramedIntoOneBufferThatLeavesWithoutACopy() throws Exception {
         for (int i = 0; i < 16; i++) {
-            queueFrame(28, i); // a Read Request's ULPDU
+            queueFrame(READ_REQUEST_ULPDU, i);
         }
         Socket socket = new Socket(Integer.MAX_VALUE);
 
         assertThat(queue.writeTo(socket)).isTrue();
 
         assertThat(socket.buffersPerWrite).containsExactly(1);
-        assertThat(socket.directViewsTaken).as("16 FPDUs of 36 bytes went as the frame buffer itself").isEqualTo(1);
+        assertThat(socket.directViewsTaken).as("16 FPDUs of 52 bytes went as the frame buffer itself").isEqualTo(1);
         assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
-        assertThat(queue.flushedBytes()).isEqualTo(16 * FpduFraming.fpduLength(28)).isEqualTo(queue.enqueuedBytes());
+        assertThat(queue.flushedBytes()).isEqualTo(16 * FpduFraming.fpduLength(READ_REQUEST_ULPDU))
+                .isEqualTo(queue.enqueuedBytes());
+    }
+
+    @Test
+    void framesThatOutgrowAFrameBufferGoOnInTheNextOneExactly() throws Exception {
+        for (int i = 0; i < 200; i++) { // 10,400 bytes: three frame buffers
+            queueFrame(READ_REQUEST_ULPDU, i);
+        }
+        Socket socket = new Socket(777);
+        while (!queue.writeTo(socket)) {
+            socket.room = 777;
+        }
+
+        assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
+        assertThat(queue.flushedBytes()).isEqualTo(queue.enqueuedBytes()).isEqualTo(200 * 52);
+    }
+
+    @Test
+    void aFrameBufferTheSocketTookNothingOfStaysOpen() throws Exception {
+        queueFrame(READ_REQUEST_ULPDU, 1);
+        queueFrame(READ_REQUEST_ULPDU, 2);
+        Socket socket = new Socket(0);
+        assertThat(queue.writeTo(socket)).isFalse();
+
+        for (int i = 3; i < 16; i++) {
+            queueFrame(READ_REQUEST_ULPDU, i);
+        }
+        socket.room = Integer.MAX_VALUE;
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        assertThat(socket.buffersPerWrite).as("the refused write, then all 16 FPDUs as one buffer").containsExactly(1, 1);
+        assertThat(socket.directViewsTaken).isEqualTo(1);
+        assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
+    }
+
+    @Test
+    void aFrameTheCallerNeverCommittedIsForgotten() throws Exception {
+        queueFrame(READ_REQUEST_ULPDU, 1);
+        ByteBuffer abandoned = queue.frame();
+        abandoned.putShort((short) 999).put(new byte[40]); // then, say, the caller threw
+        Socket socket = new Socket(Integer.MAX_VALUE);
+
+        assertThat(queue.writeTo(socket)).isTrue();
+        queueFrame(READ_REQUEST_ULPDU, 2);
+        queue.frame().putInt(-1); // abandoned again, this time before another frame
+        queueFrame(READ_REQUEST_ULPDU, 3);
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        assertThat(socket.taken.toByteArray()).isEqualTo(expected.toByteArray());
+        assertThat(queue.flushedBytes()).isEqualTo(queue.enqueuedBytes()).isEqualTo(3 * 52);
+    }
+
+    @Test
+    void droppingUnsentBytesKeepsALargeFpduInFlightToItsTrailer() throws Exception {
+        SoftRegion region = region(4096);
+        queueScratch(16, 1); // header
+        queueView(region, 0, 2000); // payload
+        queueTrailer(4);
+        int fpdu = 16 + 2000 + 4;
+        queueFrame(READ_REQUEST_ULPDU, 2); // not started: dropped
+        Socket socket = new Socket(1000);
+
+        assertThat(queue.writeTo(socket)).isFalse();
+        queue.dropUnsent();
+        socket.room = Integer.MAX_VALUE;
+        assertThat(queue.writeTo(socket)).isTrue();
+
+        byte[] first = new byte[fpdu];
+        System.arraycopy(expected.toByteArray(), 0, first, 0, fpdu);
+        assertThat(socket.taken.toByteArray()).isEqualTo(first);
+        assertThat(queue.enqueuedBytes()).isEqualTo(fpdu).isEqualTo(queue.flushedBytes());
     }
 
     @Test
@@ -155,6 +228,7 @@ class OutboundQueueTest {
 
         assertThat(queue.writeTo(socket)).isFalse();
         queue.dropUnsent();
+        assertThat(queue.isEmpty()).isTrue();
         socket.room = Integer.MAX_VALUE;
 
         assertThat(queue.writeTo(socket)).isTrue();
@@ -180,6 +254,26 @@ class OutboundQueueTest {
         byte[] bytes = new byte[b.remaining()];
         b.duplicate().get(bytes);
         return bytes;
+    }
+
+    /** Queues a whole message (as MPA messages and Terminates are), {@code length} bytes. */
+    private void queueMessage(int length, int seed) {
+        ByteBuffer b = ByteBuffer.allocate(length);
+        for (int i = 0; i < length; i++) {
+            byte value = (byte) (seed * 31 + i);
+            b.put(value);
+            expected.write(value);
+        }
+        queue.add(b.flip());
+    }
+
+    private void queueTrailer(int length) {
+        ByteBuffer b = queue.scratch();
+        for (int i = 0; i < length; i++) {
+            b.put((byte) i);
+            expected.write(i);
+        }
+        queue.addTrailer(b.flip());
     }
 
     private void queueScratch(int length, int seed) {
