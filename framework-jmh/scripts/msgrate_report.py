@@ -24,8 +24,8 @@ def msgrate_markdown(rows):
     lines = ["## Message rate (MessageRate)", "",
              f"Operations per second with `window` operations in flight on each connection, {first['provider']} "
              f"(client runtime: {driver}; server: one busy-spinning poller in a second JVM), each re-posted "
-             "from its completion callback; a SEND lands in a receive the server pre-posted and re-posts from its "
-             "completion. NIO: the same number of connections and requests in flight over TCP, one busy-polling "
+             "from its completion callback; a SEND lands in one of the 512 receives (ib_send_bw's receive depth) the "
+             "server pre-posted and re-posts from its completion. NIO: the same number of connections and requests in flight over TCP, one busy-polling "
              "thread per side (the server in a second JVM), each reading all a socket has and writing all it owes in "
              "one call per pass, as a pipelining server does. Request / response bytes of the baseline (soft's FPDU "
              f"sizes): {shapes}. RDMA WRITE and SEND complete without a reply, while each baseline request waits for "
@@ -107,7 +107,7 @@ def vm_msgrate_markdown(vm):
              "VM boot (emulated: only the ratios mean anything). RdmaFutures: MessageRate with the verbs provider, "
              "each operation re-posted from its completion callback (the client runtime polled by the measuring "
              "thread; the server's poller, in a second JVM, sleeps for READ and WRITE, which the device answers, and "
-             "busy-spins for SEND, re-posting its receives, as perftest's servers do). perftest: `ib_read_bw`, "
+             "busy-spins for SEND, re-posting its 512 receives, as perftest's servers do). perftest: `ib_read_bw`, "
              "`ib_write_bw` and `ib_send_bw` at the same size, `-t` (and `-o` for READ) the window and `-Q 1`, a "
              "completion for every operation; its MsgRate column. Ratio: RdmaFutures / perftest, same boot. An empty "
              "cell: that side did not run the point (bench-vm.sh says why).", ""]

@@ -121,11 +121,13 @@ for op in read write send; do
   done
 done
 # RDMA alone (-Dbench.baseline=none): perftest above is its reference here, not MessageRate's NIO baseline.
-# On siw0 a stream of verbs SENDs ends its connection, even with one in flight: siw completes a Send once its socket
-# took it, so MessageRate's sender (which re-posts on completion) outruns the receives the server re-posts, and the
-# server's siw terminates the stream (DDP untagged buffer, "no buffer": siw's dynamic debug log, 2026-11-26). On iWARP
-# a Send stream must be paced by the receiver; until MessageRate paces it, siw0 measures READ and WRITE, and the
-# report shows ib_send_bw alone there.
+# A Send stream's sender is paced by nothing but its completions, which come before the receiver re-posted: on rxe
+# once the peer's device placed the Send, on siw once the socket took it. The server keeps ib_send_bw's 512 receives
+# per connection (MessageRatePeer), but its Java re-posts under TCG fall behind the device anyway: rxe answers with
+# RNR NAKs and the sender waits out the RNR timer (hw_counters rcvd_rnr_err: 106 in 2,037 Sends, 2026-11-27, where
+# ib_send_bw's C server had 17 in 84,805), and siw, as iWARP has no RNR, terminates the stream ("no buffer", siw's
+# dynamic debug log, 2026-11-26). Until MessageRate paces Sends by the receiver's credits, siw0 measures READ and
+# WRITE, and the report shows ib_send_bw alone there.
 RATE_OPS=READ,WRITE,SEND; case "$DEV" in siw*) RATE_OPS=READ,WRITE;; esac
 # Every row warms up for RATE_WARM_UP seconds of its own, which under TCG covers the JIT: no run-wide JIT warm-up.
 java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.warmup=$RATE_WARM_UP -Dbench.jitwarmup=0 \

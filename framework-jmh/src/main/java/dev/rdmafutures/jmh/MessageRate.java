@@ -34,8 +34,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   {@link Driver} with a poller thread instead), and a server runtime with one busy-spinning poller in a child JVM
  *   ({@link MessageRatePeer}; with verbs a blocking one for READ and WRITE, which the device answers). Every
  *   connection keeps {@code window} READs, WRITEs or SENDs in flight, each re-posted from its completion callback
- *   (the allocation-free form); a SEND lands in one of {@code window} receives the server posted, which it re-posts
- *   from the receive's completion.</li>
+ *   (the allocation-free form); a SEND lands in one of the receives the server posted (ib_send_bw's receive depth,
+ *   {@link MessageRatePeer#SEND_RECEIVE_DEPTH}), which it re-posts from the receive's completion.</li>
  *   <li>NIO: request/response over TCP with as many connections and requests in flight, one busy-polling thread per
  *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
  *   of WRITE and SEND is disfavoured).</li>

@@ -31,9 +31,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>{@code rdma OP SIZE WINDOW}: a runtime of {@code -Dbench.provider} (default soft) with one busy-spinning
  *   poller (verbs: a blocking one for READ and WRITE), a listener, and a region of WINDOW x SIZE bytes the peer may
- *   read and write; it accepts every connection (read limits and receive depth WINDOW) and, for SEND, posts WINDOW
- *   receives of SIZE bytes on each, every one re-posted from its completion. Answers
- *   {@code rdma ADDRESS:PORT REGION}.</li>
+ *   read and write; it accepts every connection (read limits WINDOW) and, for SEND, posts
+ *   {@link #SEND_RECEIVE_DEPTH} receives of SIZE bytes on each (WINDOW if larger), every one re-posted from its
+ *   completion. Answers {@code rdma ADDRESS:PORT REGION}.</li>
  *   <li>{@code rdma-close}: waits (at most 10 s) until the client has ended every connection, closes the runtime;
  *   answers {@code rdma-close SENDS}, the Sends received.</li>
  *   <li>{@code nio REQUEST RESPONSE WINDOW N}: a thread that accepts N connections and answers each REQUEST bytes
@@ -48,6 +48,13 @@ import java.util.concurrent.atomic.LongAdder;
 final class MessageRatePeer {
     private static final long CLOSE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long JOIN_MILLIS = 20_000;
+    /**
+     * Receives posted per connection for SEND, when the window is smaller: ib_send_bw's default receive depth. A
+     * sender that re-posts on its own completion keeps more than its window on the wire wherever a Send completes
+     * before the peer placed it (siw: once its socket took it), and a receiver with only a window's receives then
+     * runs out (rxe: RNR retries; siw: the stream is terminated). perftest's server posts this many for that reason.
+     */
+    static final int SEND_RECEIVE_DEPTH = 512;
     private final String provider = System.getProperty("bench.provider", "soft");
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final LongAdder received = new LongAdder();
@@ -103,16 +110,17 @@ final class MessageRatePeer {
         runtime = Pair.builder(provider).threadNamePrefix("msgrate-server").pollerThreads(1).idleStrategy(idle)
                 .build();
         RdmaListener listener = runtime.listen(new InetSocketAddress(Pair.address(provider), 0));
-        MemoryRegion region = runtime.register(ByteBuffer.allocateDirect(window * size), Access.LOCAL_WRITE,
-                Access.REMOTE_READ, Access.REMOTE_WRITE);
-        RegionSlice[] slots = Posts.slots(region, window, size); // every connection's receive i lands in slot i
-        listener.onRequest(r -> r.withReadLimits(window, window).withQueueDepths(1, window).accept()
+        int receives = op == MessageRate.Op.SEND ? Math.max(window, SEND_RECEIVE_DEPTH) : 1;
+        MemoryRegion region = runtime.register(ByteBuffer.allocateDirect(Math.max(window, receives) * size),
+                Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
+        RegionSlice[] slots = Posts.slots(region, receives, size); // every connection's receive i lands in slot i
+        listener.onRequest(r -> r.withReadLimits(window, window).withQueueDepths(1, receives).accept()
                 .whenComplete((c, e) -> {
                     if (e != null) {
                         failure.compareAndSet(null, e);
                     } else if (op == MessageRate.Op.SEND) {
                         Receiver receiver = new Receiver(c, slots);
-                        for (int slot = 0; slot < window; slot++) {
+                        for (int slot = 0; slot < receives; slot++) {
                             receiver.post(slot);
                         }
                     }
