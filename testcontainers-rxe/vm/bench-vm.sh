@@ -121,17 +121,12 @@ for op in read write send; do
   done
 done
 # RDMA alone (-Dbench.baseline=none): perftest above is its reference here, not MessageRate's NIO baseline.
-# A Send stream's sender is paced by nothing but its completions, which come before the receiver re-posted: on rxe
-# once the peer's device placed the Send, on siw once the socket took it. The server keeps ib_send_bw's 512 receives
-# per connection (MessageRatePeer), but its Java re-posts under TCG fall behind the device anyway: rxe answers with
-# RNR NAKs and the sender waits out the RNR timer (hw_counters rcvd_rnr_err: 106 in 2,037 Sends, 2026-11-27, where
-# ib_send_bw's C server had 17 in 84,805), and siw, as iWARP has no RNR, terminates the stream ("no buffer", siw's
-# dynamic debug log, 2026-11-26). Until MessageRate paces Sends by the receiver's credits, siw0 measures READ and
-# WRITE, and the report shows ib_send_bw alone there.
-RATE_OPS=READ,WRITE,SEND; case "$DEV" in siw*) RATE_OPS=READ,WRITE;; esac
+# SENDs are paced by the receiver's grants (SendCredits): without them the Java server's re-posts under TCG fell
+# behind the device, rxe answered RNR NAKs (106 in 2,037 Sends, 2026-11-27) and siw, as iWARP has no RNR, terminated
+# the stream.
 # Every row warms up for RATE_WARM_UP seconds of its own, which under TCG covers the JIT: no run-wide JIT warm-up.
 java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.warmup=$RATE_WARM_UP -Dbench.jitwarmup=0 \
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
-  -cp "$JAR" dev.rdmafutures.jmh.MessageRate "$RATE_OPS" "$(csv $RATE_SIZES)" "$(csv $RATE_WINDOWS)" 1 \
+  -cp "$JAR" dev.rdmafutures.jmh.MessageRate READ,WRITE,SEND "$(csv $RATE_SIZES)" "$(csv $RATE_WINDOWS)" 1 \
   "$RATE_SECONDS" "$OUT/msgrate-$DEV.json"
 exit $status

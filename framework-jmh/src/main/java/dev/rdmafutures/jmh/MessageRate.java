@@ -2,6 +2,7 @@ package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.ConnectBuilder;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
@@ -20,11 +21,14 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Queue;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The rate of many small operations in flight (issue 23, item 1), beside a socket baseline of the same shape measured
@@ -35,7 +39,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   ({@link MessageRatePeer}; with verbs a blocking one for READ and WRITE, which the device answers). Every
  *   connection keeps {@code window} READs, WRITEs or SENDs in flight, each re-posted from its completion callback
  *   (the allocation-free form); a SEND lands in one of the receives the server posted (ib_send_bw's receive depth,
- *   {@link MessageRatePeer#SEND_RECEIVE_DEPTH}), which it re-posts from the receive's completion.</li>
+ *   {@link SendCredits#RECEIVE_DEPTH}), which it re-posts from the receive's completion, and leaves only while the
+ *   server granted it ({@link SendCredits}: a WRITE of a word per 64 receives).</li>
  *   <li>NIO: request/response over TCP with as many connections and requests in flight, one busy-polling thread per
  *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
  *   of WRITE and SEND is disfavoured).</li>
@@ -75,6 +80,8 @@ public final class MessageRate {
     private static final long JIT_WARM_UP_NANOS =
             (long) (Double.parseDouble(System.getProperty("bench.jitwarmup", "1")) * 1e9);
     private static final int JIT_WARM_UP_WINDOW = 16;
+    /** How often a thread that does not poll looks for a grant while Sends wait for one. */
+    private static final long PARKED_CHECK_NANOS = 20_000;
     private static final com.sun.management.OperatingSystemMXBean CPU =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -170,15 +177,24 @@ public final class MessageRate {
                 .build()) {
             MemoryRegion local = client.register(ByteBuffer.allocateDirect(window * size), Access.LOCAL_WRITE);
             RegionSlice[] slots = Posts.slots(local, window, size); // shared: every stream posts slot i from i * size
+            // A SEND stream's grant word, which its receiver writes (SendCredits): 8 bytes each, zero until then.
+            MemoryRegion grants = op == Op.SEND ? client.register(ByteBuffer.allocateDirect(n * Long.BYTES),
+                    Access.LOCAL_WRITE, Access.REMOTE_WRITE) : null;
             List<CompletableFuture<RdmaConnection>> connecting = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                connecting.add(client.connector().connect(address).withReadLimits(window, window)
-                        .withQueueDepths(window, 1).start());
+                ConnectBuilder connect = client.connector().connect(address).withReadLimits(window, window)
+                        .withQueueDepths(window, 1);
+                if (grants != null) {
+                    connect = connect.withPrivateData(grants.remote().slice(i * Long.BYTES, Long.BYTES).encode());
+                }
+                connecting.add(connect.start());
             }
             RdmaLoad load = new RdmaLoad(client, driver);
-            for (CompletableFuture<RdmaConnection> c : connecting) {
-                load.streams.add(new Stream(c.get(TIMEOUT_NANOS, TimeUnit.NANOSECONDS), op, slots, remote, size,
-                        load.failure));
+            for (int i = 0; i < n; i++) {
+                SendCredits.Sender sender = grants == null ? null
+                        : new SendCredits.Sender(grants.buffer(), i * Long.BYTES);
+                load.streams.add(new Stream(connecting.get(i).get(TIMEOUT_NANOS, TimeUnit.NANOSECONDS), op, slots,
+                        remote, size, sender, load.failure));
             }
             load.streams.forEach(s -> s.start(window));
             rate = measure(server, load, nanos);
@@ -257,10 +273,22 @@ public final class MessageRate {
                 }
                 if (driver == Driver.INVOKED) {
                     client.poll();
+                    resume();
+                } else if (resume()) {
+                    LockSupport.parkNanos(PARKED_CHECK_NANOS); // Sends wait for a grant, which completes nothing here
                 } else {
                     TimeUnit.NANOSECONDS.sleep(Math.min(deadline - System.nanoTime(), 10_000_000));
                 }
             }
+        }
+
+        /** Posts the Sends that waited for a grant and have one now; true while some still wait. */
+        private boolean resume() {
+            boolean waiting = false;
+            for (int i = 0; i < streams.size(); i++) {
+                waiting |= streams.get(i).resume();
+            }
+            return waiting;
         }
 
         @Override
@@ -272,7 +300,10 @@ public final class MessageRate {
             return sum;
         }
 
-        /** Stops re-posting and waits until every operation in flight completed; throws the first failure. */
+        /**
+         * Stops re-posting, waits until every operation in flight completed (throws the first failure), then
+         * disconnects every connection.
+         */
         void drain() throws InterruptedException {
             streams.forEach(s -> s.running = false);
             long deadline = System.nanoTime() + TIMEOUT_NANOS;
@@ -286,10 +317,23 @@ public final class MessageRate {
             if (failure.get() != null) {
                 throw failure.get();
             }
+            // Then a graceful disconnect, polled: a grant the server still writes is read, not left unread in the
+            // socket, whose close would then reset the connection and could drop Sends the server had not read yet.
+            List<CompletableFuture<Void>> ends = streams.stream().map(s -> s.connection.disconnect()).toList();
+            while (!ends.stream().allMatch(CompletableFuture::isDone)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("connections still disconnecting "
+                            + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NANOS) + " s after the measurement");
+                }
+                runUntil(System.nanoTime() + 1_000_000);
+            }
         }
     }
 
-    /** One connection's window of operations, each re-posted from its completion callback while running. */
+    /**
+     * One connection's window of operations, each re-posted from its completion callback while running; a SEND
+     * only while its receiver granted one ({@link SendCredits}), otherwise parked until {@link #resume} finds a grant.
+     */
     private static final class Stream implements CompletionCallback {
         final LongAdder done = new LongAdder();
         final AtomicInteger outstanding = new AtomicInteger();
@@ -300,15 +344,21 @@ public final class MessageRate {
         private final RegionSlice[] slots;
         private final RemoteBuffer remote;
         private final int size;
+        /** A SEND stream's credits; null for READ and WRITE. */
+        private final SendCredits.Sender sender;
+        /** Slots whose Send waits for a grant (at most the window: slots below 128 box without allocating). */
+        private final Queue<Long> parked;
         private final AtomicReference<RdmaException> failure;
 
         Stream(RdmaConnection connection, Op op, RegionSlice[] slots, RemoteBuffer remote, int size,
-               AtomicReference<RdmaException> failure) {
+               SendCredits.Sender sender, AtomicReference<RdmaException> failure) {
             this.connection = connection;
             this.op = op;
             this.slots = slots;
             this.remote = remote;
             this.size = size;
+            this.sender = sender;
+            this.parked = sender == null ? null : new ArrayBlockingQueue<>(slots.length);
             this.failure = failure;
         }
 
@@ -322,6 +372,10 @@ public final class MessageRate {
 
         /** Posts slot {@code slot}; a refusal fails the load as a failed operation does (it is not in flight). */
         private void post(long slot) {
+            if (sender != null && !sender.tryTake()) {
+                park(slot);
+                return;
+            }
             RegionSlice local = slots[(int) slot];
             long offset = slot * size;
             Status status = switch (op) {
@@ -333,6 +387,35 @@ public final class MessageRate {
                 failure.compareAndSet(null, Posts.refusal(status, op.name()));
                 outstanding.decrementAndGet();
             }
+        }
+
+        private void park(long slot) {
+            if (running) {
+                parked.add(slot);
+            } else {
+                outstanding.decrementAndGet();
+            }
+        }
+
+        /**
+         * Posts the parked Sends that have a grant now (once stopped, drops them: they never left); true while some
+         * still wait.
+         */
+        boolean resume() {
+            if (parked == null || parked.isEmpty()) {
+                return false;
+            }
+            Long slot;
+            if (!running) {
+                while ((slot = parked.poll()) != null) {
+                    outstanding.decrementAndGet();
+                }
+                return false;
+            }
+            while (sender.hasCredit() && (slot = parked.poll()) != null) {
+                post(slot);
+            }
+            return !parked.isEmpty();
         }
 
         @Override

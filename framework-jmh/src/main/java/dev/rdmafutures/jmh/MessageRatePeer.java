@@ -9,6 +9,7 @@ import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RegionSlice;
+import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -32,8 +34,9 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code rdma OP SIZE WINDOW}: a runtime of {@code -Dbench.provider} (default soft) with one busy-spinning
  *   poller (verbs: a blocking one for READ and WRITE), a listener, and a region of WINDOW x SIZE bytes the peer may
  *   read and write; it accepts every connection (read limits WINDOW) and, for SEND, posts
- *   {@link #SEND_RECEIVE_DEPTH} receives of SIZE bytes on each (WINDOW if larger), every one re-posted from its
- *   completion. Answers {@code rdma ADDRESS:PORT REGION}.</li>
+ *   {@link SendCredits#receives} receives of SIZE bytes on each, every one re-posted from its completion, and grants
+ *   the client its Sends by WRITEs into the word the client's private data names ({@link SendCredits}). Answers
+ *   {@code rdma ADDRESS:PORT REGION}.</li>
  *   <li>{@code rdma-close}: waits (at most 10 s) until the client has ended every connection, closes the runtime;
  *   answers {@code rdma-close SENDS}, the Sends received.</li>
  *   <li>{@code nio REQUEST RESPONSE WINDOW N}: a thread that accepts N connections and answers each REQUEST bytes
@@ -48,13 +51,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class MessageRatePeer {
     private static final long CLOSE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long JOIN_MILLIS = 20_000;
-    /**
-     * Receives posted per connection for SEND, when the window is smaller: ib_send_bw's default receive depth. A
-     * sender that re-posts on its own completion keeps more than its window on the wire wherever a Send completes
-     * before the peer placed it (siw: once its socket took it), and a receiver with only a window's receives then
-     * runs out (rxe: RNR retries; siw: the stream is terminated). perftest's server posts this many for that reason.
-     */
-    static final int SEND_RECEIVE_DEPTH = 512;
+    /** Connections one SEND row may have: each takes two words of the grant region. */
+    private static final int MAX_CONNECTIONS = 64;
     private final String provider = System.getProperty("bench.provider", "soft");
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final LongAdder received = new LongAdder();
@@ -110,21 +108,36 @@ final class MessageRatePeer {
         runtime = Pair.builder(provider).threadNamePrefix("msgrate-server").pollerThreads(1).idleStrategy(idle)
                 .build();
         RdmaListener listener = runtime.listen(new InetSocketAddress(Pair.address(provider), 0));
-        int receives = op == MessageRate.Op.SEND ? Math.max(window, SEND_RECEIVE_DEPTH) : 1;
+        boolean send = op == MessageRate.Op.SEND;
+        int receives = send ? SendCredits.receives(window) : 1;
         MemoryRegion region = runtime.register(ByteBuffer.allocateDirect(Math.max(window, receives) * size),
                 Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
         RegionSlice[] slots = Posts.slots(region, receives, size); // every connection's receive i lands in slot i
-        listener.onRequest(r -> r.withReadLimits(window, window).withQueueDepths(1, receives).accept()
-                .whenComplete((c, e) -> {
-                    if (e != null) {
-                        failure.compareAndSet(null, e);
-                    } else if (op == MessageRate.Op.SEND) {
-                        Receiver receiver = new Receiver(c, slots);
-                        for (int slot = 0; slot < receives; slot++) {
-                            receiver.post(slot);
+        MemoryRegion grants = runtime.register(ByteBuffer.allocateDirect(
+                MAX_CONNECTIONS * SendCredits.GRANTS_IN_FLIGHT * Long.BYTES));
+        AtomicInteger accepted = new AtomicInteger();
+        listener.onRequest(r -> {
+            // A SEND's client names the word its grants go to (SendCredits); a grant is one more WRITE in flight.
+            RemoteBuffer grantWord = send ? RemoteBuffer.decode(r.privateData()) : null;
+            int connection = accepted.getAndIncrement();
+            if (send && connection >= MAX_CONNECTIONS) {
+                failure.compareAndSet(null, new IllegalStateException("more than " + MAX_CONNECTIONS + " connections"));
+                r.reject(new byte[0]);
+                return;
+            }
+            r.withReadLimits(window, window).withQueueDepths(send ? SendCredits.GRANTS_IN_FLIGHT : 1, receives)
+                    .accept().whenComplete((c, e) -> {
+                        if (e != null) {
+                            failure.compareAndSet(null, e);
+                        } else if (send) {
+                            RegionSlice[] words = new RegionSlice[SendCredits.GRANTS_IN_FLIGHT];
+                            for (int i = 0; i < words.length; i++) {
+                                words[i] = grants.slice((connection * words.length + i) * Long.BYTES, Long.BYTES);
+                            }
+                            new Receiver(c, slots, grantWord, words).start();
                         }
-                    }
-                }));
+                    });
+        });
         return "rdma " + ChildJvm.format(listener.localAddress()) + " " + HexFormat.of()
                 .formatHex(region.remote().encode());
     }
@@ -173,19 +186,33 @@ final class MessageRatePeer {
         }
     }
 
-    /** One connection's receives, each re-posted from its completion (on the poller thread: no allocation). */
+    /**
+     * One connection's receives, each re-posted from its completion, and the grants that pace its sender
+     * ({@link SendCredits}); on the poller thread, without allocating.
+     */
     private final class Receiver implements CompletionCallback {
         private final RdmaConnection connection;
         /** Slot {@code i}'s local side, built once: a slice per post would allocate one per operation. */
         private final RegionSlice[] slots;
+        private final SendCredits.Receiver credits;
 
-        Receiver(RdmaConnection connection, RegionSlice[] slots) {
+        Receiver(RdmaConnection connection, RegionSlice[] slots, RemoteBuffer grantWord, RegionSlice[] words) {
             this.connection = connection;
             this.slots = slots;
+            this.credits = new SendCredits.Receiver(connection, grantWord, words, slots.length, this,
+                    e -> failure.compareAndSet(null, e));
+        }
+
+        /** Posts every receive, then grants the sender as many Sends. */
+        void start() {
+            for (int slot = 0; slot < slots.length; slot++) {
+                post(slot);
+            }
+            credits.start();
         }
 
         /** Posts receive {@code slot}; a refusal is a failure unless the client has ended the connection. */
-        void post(long slot) {
+        private void post(long slot) {
             Status status = connection.receive(slots[(int) slot], this, slot);
             if (status != Status.SUCCESS && connection.isConnected()) {
                 failure.compareAndSet(null, Posts.refusal(status, "RECEIVE"));
@@ -193,13 +220,18 @@ final class MessageRatePeer {
         }
 
         @Override
-        public void completed(long slot, int bytes) {
+        public void completed(long context, int bytes) {
+            if (context == SendCredits.GRANT_CONTEXT) {
+                credits.onGrantWritten();
+                return;
+            }
             received.increment();
-            post(slot);
+            post(context);
+            credits.consumed();
         }
 
         @Override
-        public void failed(long slot, RdmaException error) {
+        public void failed(long context, RdmaException error) {
             if (error.status() != Status.CANCELED) { // CANCELED: the client ended the connection
                 failure.compareAndSet(null, error);
             }

@@ -1,0 +1,158 @@
+package dev.rdmafutures.jmh;
+
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.OperationFlags;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RegionSlice;
+import dev.rdmafutures.RemoteBuffer;
+import dev.rdmafutures.Status;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Receiver-paced Sends for {@link MessageRate}: a Send stream's sender learns nothing from its completions about the
+ * receiver's receives (rxe completes a Send once the peer's device placed it, siw once the socket took it, soft once
+ * it was flushed), so a receiver that re-posts more slowly than the sender sends runs out: rxe answers RNR NAKs and
+ * the sender waits out the RNR timer, and iWARP (siw, soft), which has no RNR, terminates the stream. So the receiver
+ * grants Sends, as rsockets and every credit-based RPC do: it RDMA-WRITEs into an 8-byte word of the sender's memory
+ * how many Sends it can take in all (the receives it consumed and re-posted, plus the {@link #receives} it keeps
+ * posted), every {@link #BATCH} receives; the sender posts a Send only while it has sent fewer. A grant costs the
+ * RDMA side one WRITE per {@value #BATCH} Sends, which the NIO baseline does not pay.
+ */
+final class SendCredits {
+    /** Receives posted per connection when the window is smaller: ib_send_bw's default receive depth. */
+    static final int RECEIVE_DEPTH = 512;
+    /** Receives consumed between two grants. */
+    static final int BATCH = 64;
+    /** The context of a grant's WRITE in the receiver's callback; a receive's is its slot, from 0. */
+    static final long GRANT_CONTEXT = -1;
+    /** Grant WRITEs in flight at most, each from its own 8 bytes of the receiver's grant region. */
+    static final int GRANTS_IN_FLIGHT = 2;
+    /** The word a grant writes: big-endian, read and written whole. */
+    private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private SendCredits() {
+    }
+
+    /** The receives a connection keeps posted for a sender with {@code window} Sends in flight. */
+    static int receives(int window) {
+        return Math.max(window, RECEIVE_DEPTH);
+    }
+
+    /**
+     * The sender's side: the grant word the receiver writes (at {@code offset} of {@code grants}, a buffer of a
+     * region the peer may write), and the Sends posted so far. Thread-safe: a Send may be posted from the poller's
+     * callbacks and from the thread that re-posts parked ones.
+     */
+    static final class Sender {
+        private final ByteBuffer grants;
+        private final int offset;
+        private final AtomicLong sent = new AtomicLong();
+
+        Sender(ByteBuffer grants, int offset) {
+            this.grants = grants;
+            this.offset = offset;
+        }
+
+        /** Takes one Send's credit; false, nothing taken, while every granted Send was sent. */
+        boolean tryTake() {
+            long granted = (long) WORD.getVolatile(grants, offset);
+            long s;
+            do {
+                s = sent.get();
+                if (s >= granted) {
+                    return false;
+                }
+            } while (!sent.compareAndSet(s, s + 1));
+            return true;
+        }
+
+        /** Whether a Send could be posted now. */
+        boolean hasCredit() {
+            return sent.get() < (long) WORD.getVolatile(grants, offset);
+        }
+    }
+
+    /**
+     * The receiver's side on one connection: counts the receives consumed and re-posted, and grants by a WRITE of
+     * its word into {@code peerWord} from {@code local} (8 bytes per grant in flight). Confined to the connection's
+     * poller, where its receives' and grants' completions run.
+     */
+    static final class Receiver {
+        private final RdmaConnection connection;
+        private final RemoteBuffer peerWord;
+        private final RegionSlice[] local;
+        /** The local words' region's bytes, viewed once: a view per grant would allocate. */
+        private final ByteBuffer localBytes;
+        private final int receives;
+        private final CompletionCallback callback;
+        private final Consumer<RdmaException> failure;
+        private long consumed;
+        private long grantedAt = -1;
+        private int inFlight;
+        private int writes;
+
+        /**
+         * Grants on {@code connection}, which keeps {@code receives} posted; {@code callback} gets the grants' WRITE
+         * completions with {@link #GRANT_CONTEXT} and hands them to {@link #onGrantWritten}; a failure goes to
+         * {@code failure}.
+         */
+        Receiver(RdmaConnection connection, RemoteBuffer peerWord, RegionSlice[] local, int receives,
+                 CompletionCallback callback, Consumer<RdmaException> failure) {
+            if (local.length != GRANTS_IN_FLIGHT || local[0].region() != local[1].region()
+                    || peerWord.length() < Long.BYTES) {
+                throw new IllegalArgumentException("a grant needs " + GRANTS_IN_FLIGHT + " local words of one region "
+                        + "and a peer word of 8 bytes");
+            }
+            this.connection = connection;
+            this.peerWord = peerWord;
+            this.local = local;
+            this.localBytes = local[0].region().buffer();
+            this.receives = receives;
+            this.callback = callback;
+            this.failure = failure;
+        }
+
+        /** The first grant, once the receives are posted: the sender may send them all. */
+        void start() {
+            grant();
+        }
+
+        /** A receive was consumed and re-posted. */
+        void consumed() {
+            consumed++;
+            if (consumed - grantedAt >= BATCH) {
+                grant();
+            }
+        }
+
+        /** A grant's WRITE completed; a grant held back while two were in flight goes now. */
+        void onGrantWritten() {
+            inFlight--;
+            if (consumed - grantedAt >= BATCH) {
+                grant();
+            }
+        }
+
+        private void grant() {
+            if (inFlight == GRANTS_IN_FLIGHT) {
+                return; // the next consumed receive, or the next completed grant, tries again
+            }
+            RegionSlice word = local[writes % GRANTS_IN_FLIGHT];
+            WORD.setVolatile(localBytes, word.offset(), consumed + receives);
+            Status status = connection.write(word, peerWord, 0, OperationFlags.NONE, callback, GRANT_CONTEXT);
+            if (status == Status.SUCCESS) {
+                inFlight++;
+                writes++;
+                grantedAt = consumed;
+            } else if (connection.isConnected()) {
+                failure.accept(Posts.refusal(status, "the grant's WRITE"));
+            }
+        }
+    }
+}
