@@ -1,7 +1,6 @@
 package dev.rdmafutures.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.DisconnectReason;
@@ -18,6 +17,7 @@ import dev.rdmafutures.SharedReceiveQueue;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.conformance.ConformanceSupport;
 import dev.rdmafutures.conformance.ProviderFixture;
+import dev.rdmafutures.conformance.Waits;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -55,14 +55,8 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
         return closeLater(runtime.register(SoftScatterGatherWireTest.untouched(size), Access.LOCAL_WRITE));
     }
 
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("not within " + WAIT + ": " + what);
-            }
-            Thread.sleep(5);
-        }
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        Waits.until(what, WAIT, condition);
     }
 
     /** A raw initiator whose connection the server accepts with {@code queue}; returns the server's side. */
