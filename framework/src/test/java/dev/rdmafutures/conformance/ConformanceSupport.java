@@ -113,6 +113,14 @@ public abstract class ConformanceSupport {
                 .extracting(e -> ((RdmaException) e).status()).isEqualTo(expected);
     }
 
+    /**
+     * Checks what a barrier between two connections of one runtime stands on: one poller drives both, so the later
+     * one's events are handled after the earlier one's (the fixtures build runtimes with the default single poller).
+     */
+    protected static void assertOnePoller(RdmaRuntime runtime) {
+        assertThat(runtime.metrics().pollers()).as("pollers of %s, which the barrier orders on", runtime).hasSize(1);
+    }
+
     /** Connects a client to {@code listener} and accepts on the server side with defaults. */
     protected Pair connectPair(RdmaListener listener) {
         CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
