@@ -156,7 +156,8 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         PendingConnection pending = await(p);
         ConnectionData data = pending.connectionData();
         assertThat(new String(data.peerPrivateData(), StandardCharsets.UTF_8)).startsWith("accepted");
-        Thread.sleep(300); // an absence: time for the passive side to (wrongly) complete, over the real transport
+        // Barrier: anything the client sent on seeing the Reply (a wrong early RTR) has been handled by the server.
+        barrierThroughANewConnection();
         assertThat(accepted).as("passive accept completes only after CompleteConnect").isNotDone();
         RdmaConnection cc = closeLater(await(pending.complete()));
         RdmaConnection s = closeLater(await(accepted));
