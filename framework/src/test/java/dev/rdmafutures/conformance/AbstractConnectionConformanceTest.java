@@ -219,8 +219,10 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         CompletableFuture<RdmaConnection> accepted = await(listener.next()).accept();
         PendingConnection pending = await(p);
         awaitFailure(accepted, Status.IO_TIMEOUT);
-        // Completing races the passive side's close on the wire, as in NDK; give the close time to arrive.
-        Thread.sleep(500);
+        // Completing races the passive side's close on the wire, as in NDK: complete once the close has arrived,
+        // which fails the client's attempt, counted as a failed connect.
+        Waits.until("the client saw the passive side give up", WAIT,
+                () -> client.metrics().connectFailures().getOrDefault(Status.CONNECTION_ABORTED, 0L) == 1);
         awaitFailure(pending.complete(), Status.CONNECTION_ABORTED);
     }
 
