@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -414,7 +415,9 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         List<CompletableFuture<RdmaConnection>> burst = IntStream.range(0, 4)
                 .mapToObj(i -> client.connector().connect(listener.localAddress()).withTimeout(timeout).start())
                 .toList();
-        Thread.sleep(1000); // the poller is busy: the requests reach the listener's transport and wait there
+        // The poller is busy: the requests reach the listener's transport and wait there. Barrier: the client sends
+        // them before a later connect to the other runtime. On another thread: this owner's waits would poll `busy`.
+        CompletableFuture.runAsync(this::barrierThroughANewConnection).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (burst.stream().filter(CompletableFuture::isDone).count() < 3 && System.nanoTime() < deadline) {
             busy.poll();
