@@ -437,8 +437,9 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         RdmaListener listener = server.listen(anyPort());
         CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
         // Whether the request is still in TCP's accept queue, in MPA setup, or already queued by the listener when
-        // it closes, the peer must see a refusal; the pause makes the last case, the interesting one, the likely one.
-        Thread.sleep(300);
+        // it closes, the peer must see a refusal; the barrier (the request left before the barrier's) makes the last
+        // case, the interesting one, the one that happens.
+        barrierThroughANewConnection();
         listener.close();
         awaitFailure(listener.next(), Status.CANCELED);
         RdmaException e = awaitFailure(c, Status.CONNECTION_REFUSED);
