@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
@@ -16,6 +17,7 @@ import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.SharedReceiveQueue;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.conformance.ConformanceSupport;
+import dev.rdmafutures.conformance.ManualTicker;
 import dev.rdmafutures.conformance.ProviderFixture;
 import dev.rdmafutures.conformance.Waits;
 import java.nio.ByteBuffer;
@@ -99,8 +101,9 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
 
     @Test
     void aReceivePostedToAnEmptyQueueResumesHeldSendsEachOnItsOwnPoller() throws Exception {
+        // Its pollers yield when idle, so that the whole duty cycles awaited below come at once.
         RdmaRuntime twoPollers = closeLater(fixture().runtimeBuilder().pollerThreads(2)
-                .threadNamePrefix("two-pollers").build());
+                .idleStrategy(IdleStrategy.YIELD).threadNamePrefix("two-pollers").build());
         SharedReceiveQueue queue = twoPollers.sharedReceiveQueue(4, 1);
         RdmaListener listener = closeLater(twoPollers.listen(anyPort()));
         List<RdmaConnection> servers = new ArrayList<>();
@@ -115,7 +118,9 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
             source.buffer().putInt(i * SLOT, 100 + i);
             await(clients.get(i).send(source.slice(i * SLOT, 4), OperationFlags.NONE));
         }
-        Thread.sleep(200); // both Sends reach their connections and wait: the queue is empty
+        // Both Sends wait on the empty queue: their bytes were in the sockets when they completed, and every poll
+        // after that reads each readable socket of its connections.
+        ManualTicker.awaitDutyCycles(twoPollers, 1);
 
         MemoryRegion buffer = receiveBuffer(twoPollers, 2 * SLOT);
         List<String> outcomes = new ArrayList<>();
