@@ -289,8 +289,9 @@ class SoftWireTest extends ConformanceSupport {
         Socket peer = rawClient(listener);
         write(peer, MpaMessage.request(false, 4, 4, false, 0, new byte[0]).encode());
         ConnectionRequest request = await(listener.next());
-        peer.close();
-        Thread.sleep(300); // let the provider see the FIN before answering
+        peer.shutdownOutput(); // the FIN, as a close would send it
+        // Barrier: the provider closes its socket only after it withdrew the request (PassiveHandshake.withdraw).
+        assertThat(peer.getInputStream().read()).as("the provider closed the abandoned socket").isEqualTo(-1);
         awaitFailure(request.accept(), Status.CONNECTION_ABORTED);
     }
 }
