@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -156,7 +157,8 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         PendingConnection pending = await(p);
         ConnectionData data = pending.connectionData();
         assertThat(new String(data.peerPrivateData(), StandardCharsets.UTF_8)).startsWith("accepted");
-        Thread.sleep(300); // an absence: time for the passive side to (wrongly) complete, over the real transport
+        // Barrier: anything the client sent on seeing the Reply (a wrong early RTR) has been handled by the server.
+        barrierThroughANewConnection();
         assertThat(accepted).as("passive accept completes only after CompleteConnect").isNotDone();
         RdmaConnection cc = closeLater(await(pending.complete()));
         RdmaConnection s = closeLater(await(accepted));
@@ -218,8 +220,10 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         CompletableFuture<RdmaConnection> accepted = await(listener.next()).accept();
         PendingConnection pending = await(p);
         awaitFailure(accepted, Status.IO_TIMEOUT);
-        // Completing races the passive side's close on the wire, as in NDK; give the close time to arrive.
-        Thread.sleep(500);
+        // Completing races the passive side's close on the wire, as in NDK: complete once the close has arrived,
+        // which fails the client's attempt, counted as a failed connect.
+        Waits.until("the client saw the passive side give up", WAIT,
+                () -> client.metrics().connectFailures().getOrDefault(Status.CONNECTION_ABORTED, 0L) == 1);
         awaitFailure(pending.complete(), Status.CONNECTION_ABORTED);
     }
 
@@ -411,7 +415,9 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         List<CompletableFuture<RdmaConnection>> burst = IntStream.range(0, 4)
                 .mapToObj(i -> client.connector().connect(listener.localAddress()).withTimeout(timeout).start())
                 .toList();
-        Thread.sleep(1000); // the poller is busy: the requests reach the listener's transport and wait there
+        // The poller is busy: the requests reach the listener's transport and wait there. Barrier: the client sends
+        // them before a later connect to the other runtime. On another thread: this owner's waits would poll `busy`.
+        CompletableFuture.runAsync(this::barrierThroughANewConnection).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (burst.stream().filter(CompletableFuture::isDone).count() < 3 && System.nanoTime() < deadline) {
             busy.poll();
@@ -431,8 +437,9 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         RdmaListener listener = server.listen(anyPort());
         CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
         // Whether the request is still in TCP's accept queue, in MPA setup, or already queued by the listener when
-        // it closes, the peer must see a refusal; the pause makes the last case, the interesting one, the likely one.
-        Thread.sleep(300);
+        // it closes, the peer must see a refusal; the barrier (the request left before the barrier's) makes the last
+        // case, the interesting one, the one that happens.
+        barrierThroughANewConnection();
         listener.close();
         awaitFailure(listener.next(), Status.CANCELED);
         RdmaException e = awaitFailure(c, Status.CONNECTION_REFUSED);

@@ -277,12 +277,18 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
     void aSendWaitsForTheReceiveThePeerPostsLater() throws Exception {
         assumeTrue(client.adapterInfo().sendWaitsForPeerReceive(),
                 client.adapterInfo().deviceName() + " terminates a connection whose peer has no receive posted");
-        Pair pair = connectPair(listen());
+        RdmaListener listener = listen();
+        Pair pair = connectPair(listener);
+        Pair other = connectPair(listener);
+        assertOnePoller(client);
+        assertOnePoller(server);
         MemoryRegion local = register(client, 128, ALL);
         MemoryRegion remote = register(server, 128, ALL);
         fill(local, 3);
         CompletableFuture<Completion> sent = pair.client().send(local.slice(0, 100), OperationFlags.NONE);
-        Thread.sleep(200); // the Send crosses the real transport and finds no receive before one is posted
+        // Barrier: the Send leaves the client's poller before this READ on the other connection, and the server's
+        // poller answers the READ at the end of a poll that read every socket the Send could have reached first.
+        await(other.client().read(local.slice(0, 0), remote.remote(), 0, OperationFlags.NONE));
         CompletableFuture<Completion> received = pair.server().receive(remote.slice(0, 128));
         assertThat(await(received).bytes()).isEqualTo(100);
         await(sent);

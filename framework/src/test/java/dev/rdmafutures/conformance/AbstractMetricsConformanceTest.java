@@ -36,12 +36,8 @@ public abstract class AbstractMetricsConformanceTest extends ConformanceSupport 
     }
 
     /** Counters are updated before a future completes, but a snapshot may be taken on another thread: wait. */
-    private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
-        long until = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(until);
-            Thread.sleep(5);
-        }
+    private static void eventually(BooleanSupplier condition, String what) {
+        Waits.until(what, WAIT, condition);
     }
 
     @Test

@@ -207,17 +207,6 @@ public abstract class AbstractQueueDepthConformanceTest extends ConformanceSuppo
     }
 
     private static void awaitCondition(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not reached within " + WAIT);
-            }
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        Waits.until("every accepted post reported", WAIT, condition);
     }
 }

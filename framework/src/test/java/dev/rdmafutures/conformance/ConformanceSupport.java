@@ -113,6 +113,29 @@ public abstract class ConformanceSupport {
                 .extracting(e -> ((RdmaException) e).status()).isEqualTo(expected);
     }
 
+    /**
+     * Checks what a barrier between two connections of one runtime stands on: one poller drives both, so the later
+     * one's events are handled after the earlier one's (the fixtures build runtimes with the default single poller).
+     */
+    protected static void assertOnePoller(RdmaRuntime runtime) {
+        assertThat(runtime.metrics().pollers()).as("pollers of %s, which the barrier orders on", runtime).hasSize(1);
+    }
+
+    /**
+     * An ordering barrier through both runtimes' pollers: a new connection from the client to the server, ended by
+     * the client once the server established its side; returns when the server saw that end. Whatever the client's
+     * poller sent before this call reached the server's host before the connection's last set-up message, which the
+     * server's poller handled no later than the poll that established its side; the end comes in a later poll (it is
+     * sent only after that), so by then all of it has been handled, whichever order one poll takes its sockets in.
+     */
+    protected void barrierThroughANewConnection() {
+        assertOnePoller(client);
+        assertOnePoller(server);
+        Pair pair = connectPair(listen());
+        await(pair.client().disconnect());
+        await(pair.server().disconnected());
+    }
+
     /** Connects a client to {@code listener} and accepts on the server side with defaults. */
     protected Pair connectPair(RdmaListener listener) {
         CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();

@@ -7,6 +7,7 @@ import dev.rdmafutures.RdmaRuntime;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * The peer {@link AbstractKilledPeerTest} kills with SIGKILL: a runtime in a JVM of its own that accepts connections
@@ -32,6 +33,6 @@ public final class KilledPeer {
         System.out.println("READY " + listener.localAddress().getPort() + " " + region.remote().address() + " "
                 + region.token());
         System.out.flush();
-        Thread.sleep(Long.MAX_VALUE);
+        new CountDownLatch(1).await(); // never counted down: the process serves until the test kills it
     }
 }

@@ -26,7 +26,7 @@ final class MemorySamples {
     private long heapPeak;
 
     /** Samples until {@code end} (System.nanoTime), measuring after GC once {@code warmedUp} has passed. */
-    void sampleUntil(long end, long warmedUp) throws InterruptedException {
+    void sampleUntil(long end, long warmedUp) {
         long start = System.nanoTime();
         long nextSample = start;
         while (System.nanoTime() - end < 0) {
@@ -43,8 +43,14 @@ final class MemorySamples {
                         heap / MIB, direct.getMemoryUsed() / MIB);
                 nextSample += PERIOD_NANOS;
             }
-            Thread.sleep(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(end - now), 200)));
+            // Parked until the next thing due: a sample, the warm-up's measurement (once), or the end.
+            Waits.parkUntil(earliest(end, earliest(nextSample, heapAtWarmUp < 0 ? warmedUp : end)));
         }
+    }
+
+    /** The earlier of two System.nanoTime instants (compared by difference, as nanoTime may wrap). */
+    private static long earliest(long a, long b) {
+        return a - b <= 0 ? a : b;
     }
 
     void sampleAtEnd() {

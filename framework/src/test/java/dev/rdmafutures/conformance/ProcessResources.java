@@ -27,15 +27,13 @@ record ProcessResources(Set<Thread> threads, Set<String> descriptors) {
     }
 
     /** Samples until nothing beyond {@code before} is left, or {@code within} has passed; returns the last sample. */
-    static ProcessResources settledTo(ProcessResources before, Duration within) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        ProcessResources now = now();
-        while ((!now.newThreads(before).isEmpty() || !now.newDescriptors(before).isEmpty())
-                && System.nanoTime() - deadline < 0) {
-            Thread.sleep(100);
-            now = now();
-        }
-        return now;
+    static ProcessResources settledTo(ProcessResources before, Duration within) {
+        ProcessResources[] last = new ProcessResources[1];
+        Waits.poll(within, () -> {
+            last[0] = now();
+            return last[0].newThreads(before).isEmpty() && last[0].newDescriptors(before).isEmpty();
+        });
+        return last[0];
     }
 
     /** Names of the live threads that were not alive in {@code before}. */

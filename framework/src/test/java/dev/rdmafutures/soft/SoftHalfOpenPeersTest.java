@@ -21,6 +21,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +38,8 @@ class SoftHalfOpenPeersTest extends ConformanceSupport {
     private static final Duration HANDSHAKE = Duration.ofMillis(500);
     private static final int HALF_OPEN = 300;
     private static final int LEGITIMATE = 20;
+    /** The dribbler's pace: one byte of its MPA Request this often, far slower than the handshake deadline. */
+    private static final Duration DRIBBLE_EVERY = Duration.ofMillis(100);
 
     @Override
     protected ProviderFixture fixture() {
@@ -53,6 +58,31 @@ class SoftHalfOpenPeersTest extends ConformanceSupport {
         }
     }
 
+    /**
+     * The slow-loris peer: writes {@code bytes} to {@code socket} one at a time, the first at once and then one every
+     * {@code every}, on a scheduler thread of its own. The future completes true when a write fails (the listener
+     * cut the socket off), false when every byte went out.
+     */
+    private CompletableFuture<Boolean> dribble(Socket socket, ByteBuffer bytes, Duration every) {
+        ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "dribbler"));
+        closeLater((AutoCloseable) pace::shutdownNow);
+        CompletableFuture<Boolean> cutOff = new CompletableFuture<>();
+        cutOff.whenComplete((done, error) -> pace.shutdown()); // a periodic task does not outlive its executor
+        pace.scheduleWithFixedDelay(() -> {
+            try {
+                OutputStream out = socket.getOutputStream();
+                out.write(bytes.get());
+                out.flush();
+                if (!bytes.hasRemaining()) {
+                    cutOff.complete(false);
+                }
+            } catch (IOException closed) {
+                cutOff.complete(true); // the listener closed it at the deadline: what the test expects
+            }
+        }, 0, every.toNanos(), TimeUnit.NANOSECONDS);
+        return cutOff;
+    }
+
     @Test
     void halfOpenAndDribblingPeersAreClosedAtTheDeadlineWhileRealConnectsGoOn() throws Exception {
         RdmaRuntime guarded = closeLater(fixture().runtimeBuilder().handshakeTimeout(HANDSHAKE).build());
@@ -68,19 +98,7 @@ class SoftHalfOpenPeersTest extends ConformanceSupport {
         }
         Socket dribbler = closeLater(new Socket(at.getAddress(), at.getPort()));
         ByteBuffer request = MpaMessage.request(true, 4, 4, false, 0, new byte[0]).encode();
-        Thread dribbling = new Thread(() -> {
-            try {
-                OutputStream out = dribbler.getOutputStream();
-                while (request.hasRemaining()) {
-                    out.write(request.get());
-                    out.flush();
-                    Thread.sleep(100);
-                }
-            } catch (IOException | InterruptedException closed) {
-                // the listener closed it at the deadline: what the test expects
-            }
-        }, "dribbler");
-        dribbling.start();
+        CompletableFuture<Boolean> dribbling = dribble(dribbler, request, DRIBBLE_EVERY);
 
         long start = System.nanoTime();
         for (int i = 0; i < LEGITIMATE; i++) {
@@ -97,8 +115,7 @@ class SoftHalfOpenPeersTest extends ConformanceSupport {
             assertThat(closedByServer(socket, wait)).as("a half-open socket closed at the handshake deadline")
                     .isTrue();
         }
-        dribbling.join(wait.toMillis() * 4);
-        assertThat(dribbling.isAlive()).as("the dribbler was cut off").isFalse();
+        assertThat(dribbling).as("the dribbler was cut off").succeedsWithin(wait.multipliedBy(4)).isEqualTo(true);
         assertThat(closedByServer(dribbler, wait)).as("the dribbler's socket closed").isTrue();
         System.gc();
         assertThat(usedHeap() - heapBefore).as("heap growth").isLessThan(64L << 20);

@@ -1,10 +1,10 @@
 package dev.rdmafutures.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.rdmafutures.Access;
 import dev.rdmafutures.DisconnectReason;
+import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
@@ -17,7 +17,9 @@ import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.SharedReceiveQueue;
 import dev.rdmafutures.Status;
 import dev.rdmafutures.conformance.ConformanceSupport;
+import dev.rdmafutures.conformance.ManualTicker;
 import dev.rdmafutures.conformance.ProviderFixture;
+import dev.rdmafutures.conformance.Waits;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -55,14 +57,8 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
         return closeLater(runtime.register(SoftScatterGatherWireTest.untouched(size), Access.LOCAL_WRITE));
     }
 
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("not within " + WAIT + ": " + what);
-            }
-            Thread.sleep(5);
-        }
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        Waits.until(what, WAIT, condition);
     }
 
     /** A raw initiator whose connection the server accepts with {@code queue}; returns the server's side. */
@@ -105,8 +101,9 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
 
     @Test
     void aReceivePostedToAnEmptyQueueResumesHeldSendsEachOnItsOwnPoller() throws Exception {
+        // Its pollers yield when idle, so that the whole duty cycles awaited below come at once.
         RdmaRuntime twoPollers = closeLater(fixture().runtimeBuilder().pollerThreads(2)
-                .threadNamePrefix("two-pollers").build());
+                .idleStrategy(IdleStrategy.YIELD).threadNamePrefix("two-pollers").build());
         SharedReceiveQueue queue = twoPollers.sharedReceiveQueue(4, 1);
         RdmaListener listener = closeLater(twoPollers.listen(anyPort()));
         List<RdmaConnection> servers = new ArrayList<>();
@@ -121,7 +118,9 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
             source.buffer().putInt(i * SLOT, 100 + i);
             await(clients.get(i).send(source.slice(i * SLOT, 4), OperationFlags.NONE));
         }
-        Thread.sleep(200); // both Sends reach their connections and wait: the queue is empty
+        // Both Sends wait on the empty queue: their bytes were in the sockets when they completed, and every poll
+        // after that reads each readable socket of its connections.
+        ManualTicker.awaitDutyCycles(twoPollers, 1);
 
         MemoryRegion buffer = receiveBuffer(twoPollers, 2 * SLOT);
         List<String> outcomes = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.rdmafutures.soft;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.Access;
+import dev.rdmafutures.Completion;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.DisconnectReason;
 import dev.rdmafutures.MemoryRegion;
@@ -233,6 +234,7 @@ class SoftWireTest extends ConformanceSupport {
     void aPeerWithMoreReadsOutstandingThanOurInboundLimitIsTerminated() throws Exception {
         RdmaListener listener = listen();
         MemoryRegion source = closeLater(server.register(ByteBuffer.allocateDirect(8 << 20), Access.REMOTE_READ));
+        MemoryRegion inbox = closeLater(server.register(ByteBuffer.allocateDirect(8), Access.LOCAL_WRITE));
         for (int requests : new int[] {2, 3}) {
             Socket peer = rawReader(listener);
             RdmaConnection accepted = closeLater(await(await(listener.next()).withReadLimits(2, 2).accept()));
@@ -241,7 +243,10 @@ class SoftWireTest extends ConformanceSupport {
                 write(peer, readRequest(msn, source, 8 << 20)); // 8 MiB each: far more than the socket buffers
             }
             if (requests == 2) {
-                Thread.sleep(300); // an absence: the real peer's requests reach the provider, which must not end it
+                // Barrier: a Send behind the requests on the same stream is placed only once both were taken in.
+                CompletableFuture<Completion> received = accepted.receive(inbox.slice(0, 8));
+                write(peer, new FpduFraming(true).frame(RawPeer.sendSegment(1, 0, true, new byte[] {7})));
+                assertThat(await(received).bytes()).isEqualTo(1);
                 assertThat(accepted.isConnected()).as("within the inbound limit").isTrue();
             } else {
                 assertThat(await(accepted.disconnected())).isEqualTo(DisconnectReason.PROTOCOL_ERROR);
@@ -284,8 +289,9 @@ class SoftWireTest extends ConformanceSupport {
         Socket peer = rawClient(listener);
         write(peer, MpaMessage.request(false, 4, 4, false, 0, new byte[0]).encode());
         ConnectionRequest request = await(listener.next());
-        peer.close();
-        Thread.sleep(300); // let the provider see the FIN before answering
+        peer.shutdownOutput(); // the FIN, as a close would send it
+        // Barrier: the provider closes its socket only after it withdrew the request (PassiveHandshake.withdraw).
+        assertThat(peer.getInputStream().read()).as("the provider closed the abandoned socket").isEqualTo(-1);
         awaitFailure(request.accept(), Status.CONNECTION_ABORTED);
     }
 }
