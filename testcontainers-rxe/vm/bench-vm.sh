@@ -121,9 +121,9 @@ for op in read write send; do
   done
 done
 # RDMA alone (-Dbench.baseline=none): perftest above is its reference here, not MessageRate's NIO baseline.
-# SENDs are paced by the receiver's grants (SendCredits): without them the Java server's re-posts under TCG fell
-# behind the device, rxe answered RNR NAKs (106 in 2,037 Sends, 2026-11-27) and siw, as iWARP has no RNR, terminated
-# the stream.
+# verbs SENDs are paced by the receiver's grants (SendCredits): without them the Java server's re-posts under TCG
+# fell behind the device, rxe answered RNR NAKs (106 in 2,037 Sends, 2026-11-27) and siw, as iWARP has no RNR,
+# terminated the stream.
 # Every row warms up for RATE_WARM_UP seconds of its own, which under TCG covers the JIT: no run-wide JIT warm-up.
 java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.warmup=$RATE_WARM_UP -Dbench.jitwarmup=0 \
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \

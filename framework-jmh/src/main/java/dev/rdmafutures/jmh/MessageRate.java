@@ -39,8 +39,9 @@ import java.util.concurrent.locks.LockSupport;
  *   ({@link MessageRatePeer}; with verbs a blocking one for READ and WRITE, which the device answers). Every
  *   connection keeps {@code window} READs, WRITEs or SENDs in flight, each re-posted from its completion callback
  *   (the allocation-free form); a SEND lands in one of the receives the server posted (ib_send_bw's receive depth,
- *   {@link SendCredits#RECEIVE_DEPTH}), which it re-posts from the receive's completion, and leaves only while the
- *   server granted it ({@link SendCredits}: a WRITE of a word per 64 receives).</li>
+ *   {@link SendCredits#RECEIVE_DEPTH}), which it re-posts from the receive's completion; on verbs, where a Send that finds no
+ *   receive ends the stream (iWARP) or waits out an RNR timer (RoCE), it leaves only while the server granted it
+ *   ({@link SendCredits}: a WRITE of a word per 64 receives); soft holds such a Send until a receive is posted.</li>
  *   <li>NIO: request/response over TCP with as many connections and requests in flight, one busy-polling thread per
  *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
  *   of WRITE and SEND is disfavoured).</li>
@@ -178,8 +179,11 @@ public final class MessageRate {
             MemoryRegion local = client.register(ByteBuffer.allocateDirect(window * size), Access.LOCAL_WRITE);
             RegionSlice[] slots = Posts.slots(local, window, size); // shared: every stream posts slot i from i * size
             // A SEND stream's grant word, which its receiver writes (SendCredits): 8 bytes each, zero until then.
-            MemoryRegion grants = op == Op.SEND ? client.register(ByteBuffer.allocateDirect(n * Long.BYTES),
-                    Access.LOCAL_WRITE, Access.REMOTE_WRITE) : null;
+            // Only on devices: a Send that finds no receive ends the stream there (iWARP) or waits out an RNR timer
+            // (RoCE), while soft holds it until a receive is posted, which costs nothing.
+            MemoryRegion grants = op == Op.SEND && !provider.equals("soft")
+                    ? client.register(ByteBuffer.allocateDirect(n * Long.BYTES), Access.LOCAL_WRITE,
+                    Access.REMOTE_WRITE) : null;
             List<CompletableFuture<RdmaConnection>> connecting = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 ConnectBuilder connect = client.connector().connect(address).withReadLimits(window, window)

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.LongAdder;
  *   poller (verbs: a blocking one for READ and WRITE), a listener, and a region of WINDOW x SIZE bytes the peer may
  *   read and write; it accepts every connection (read limits WINDOW) and, for SEND, posts
  *   {@link SendCredits#receives} receives of SIZE bytes on each, every one re-posted from its completion, and grants
- *   the client its Sends by WRITEs into the word the client's private data names ({@link SendCredits}). Answers
+ *   a paced client its Sends by WRITEs into the word its private data names ({@link SendCredits}). Answers
  *   {@code rdma ADDRESS:PORT REGION}.</li>
  *   <li>{@code rdma-close}: waits (at most 10 s) until the client has ended every connection, closes the runtime;
  *   answers {@code rdma-close SENDS}, the Sends received.</li>
@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class MessageRatePeer {
     private static final long CLOSE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long JOIN_MILLIS = 20_000;
-    /** Connections one SEND row may have: each takes two words of the grant region. */
+    /** Connections one paced SEND row may have: each takes its words of the grant region. */
     private static final int MAX_CONNECTIONS = 64;
     private final String provider = System.getProperty("bench.provider", "soft");
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -117,26 +117,28 @@ final class MessageRatePeer {
                 MAX_CONNECTIONS * SendCredits.GRANTS_IN_FLIGHT * Long.BYTES));
         AtomicInteger accepted = new AtomicInteger();
         listener.onRequest(r -> {
-            // A SEND's client names the word its grants go to (SendCredits); a grant is one more WRITE in flight.
-            RemoteBuffer grantWord = send ? RemoteBuffer.decode(r.privateData()) : null;
+            // A paced SEND client names the word its grants go to (SendCredits); grants are WRITEs in flight.
+            RemoteBuffer grantWord = send && r.privateData().length >= RemoteBuffer.ENCODED_LENGTH
+                    ? RemoteBuffer.decode(r.privateData()) : null;
             int connection = accepted.getAndIncrement();
-            if (send && connection >= MAX_CONNECTIONS) {
-                failure.compareAndSet(null, new IllegalStateException("more than " + MAX_CONNECTIONS + " connections"));
+            if (grantWord != null && connection >= MAX_CONNECTIONS) {
+                failure.compareAndSet(null, new IllegalStateException("more than " + MAX_CONNECTIONS
+                        + " paced connections"));
                 r.reject(new byte[0]);
                 return;
             }
-            r.withReadLimits(window, window).withQueueDepths(send ? SendCredits.GRANTS_IN_FLIGHT : 1, receives)
-                    .accept().whenComplete((c, e) -> {
-                        if (e != null) {
-                            failure.compareAndSet(null, e);
-                        } else if (send) {
-                            RegionSlice[] words = new RegionSlice[SendCredits.GRANTS_IN_FLIGHT];
-                            for (int i = 0; i < words.length; i++) {
-                                words[i] = grants.slice((connection * words.length + i) * Long.BYTES, Long.BYTES);
-                            }
-                            new Receiver(c, slots, grantWord, words).start();
-                        }
-                    });
+            int initiator = grantWord != null ? SendCredits.GRANTS_IN_FLIGHT : 1;
+            r.withReadLimits(window, window).withQueueDepths(initiator, receives).accept().whenComplete((c, e) -> {
+                if (e != null) {
+                    failure.compareAndSet(null, e);
+                } else if (send) {
+                    RegionSlice[] words = new RegionSlice[SendCredits.GRANTS_IN_FLIGHT];
+                    for (int i = 0; grantWord != null && i < words.length; i++) {
+                        words[i] = grants.slice((connection * words.length + i) * Long.BYTES, Long.BYTES);
+                    }
+                    new Receiver(c, slots, grantWord, words).start();
+                }
+            });
         });
         return "rdma " + ChildJvm.format(listener.localAddress()) + " " + HexFormat.of()
                 .formatHex(region.remote().encode());
@@ -194,21 +196,24 @@ final class MessageRatePeer {
         private final RdmaConnection connection;
         /** Slot {@code i}'s local side, built once: a slice per post would allocate one per operation. */
         private final RegionSlice[] slots;
+        /** The grants to the client; null when it sends unpaced. */
         private final SendCredits.Receiver credits;
 
         Receiver(RdmaConnection connection, RegionSlice[] slots, RemoteBuffer grantWord, RegionSlice[] words) {
             this.connection = connection;
             this.slots = slots;
-            this.credits = new SendCredits.Receiver(connection, grantWord, words, slots.length, this,
-                    e -> failure.compareAndSet(null, e));
+            this.credits = grantWord == null ? null : new SendCredits.Receiver(connection, grantWord, words,
+                    slots.length, this, e -> failure.compareAndSet(null, e));
         }
 
-        /** Posts every receive, then grants the sender as many Sends. */
+        /** Posts every receive, then grants a paced sender as many Sends. */
         void start() {
             for (int slot = 0; slot < slots.length; slot++) {
                 post(slot);
             }
-            credits.start();
+            if (credits != null) {
+                credits.start();
+            }
         }
 
         /** Posts receive {@code slot}; a refusal is a failure unless the client has ended the connection. */
@@ -227,7 +232,9 @@ final class MessageRatePeer {
             }
             received.increment();
             post(context);
-            credits.consumed();
+            if (credits != null) {
+                credits.consumed();
+            }
         }
 
         @Override

@@ -15,14 +15,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Receiver-paced Sends for {@link MessageRate}: a Send stream's sender learns nothing from its completions about the
- * receiver's receives (rxe completes a Send once the peer's device placed it, siw once the socket took it, soft once
- * it was flushed), so a receiver that re-posts more slowly than the sender sends runs out: rxe answers RNR NAKs and
- * the sender waits out the RNR timer, and iWARP (siw, soft), which has no RNR, terminates the stream. So the receiver
- * grants Sends, as rsockets and every credit-based RPC do: it RDMA-WRITEs into an 8-byte word of the sender's memory
- * how many Sends it can take in all (the receives it consumed and re-posted, plus the {@link #receives} it keeps
- * posted), every {@link #BATCH} receives; the sender posts a Send only while it has sent fewer. A grant costs the
- * RDMA side one WRITE per {@value #BATCH} Sends, which the NIO baseline does not pay.
+ * Receiver-paced Sends for {@link MessageRate} on devices: a Send stream's sender learns nothing from its completions
+ * about the receiver's receives (rxe completes a Send once the peer's device placed it, siw once the socket took it),
+ * so a receiver that re-posts more slowly than the sender sends runs out: rxe answers RNR NAKs and the sender waits
+ * out the RNR timer, and siw, as iWARP has no RNR, terminates the stream. So the receiver grants Sends, as rsockets
+ * and credit-based RPCs do: it RDMA-WRITEs into an 8-byte word of the sender's memory how many Sends it can take in
+ * all (the receives it consumed and re-posted, plus the {@link #receives} it keeps posted), every {@link #BATCH}
+ * receives; the sender posts a Send only while it has sent fewer. A grant costs the RDMA side one WRITE per
+ * {@value #BATCH} Sends. soft needs none of this: it holds a Send that finds no receive until one is posted.
  */
 final class SendCredits {
     /** Receives posted per connection when the window is smaller: ib_send_bw's default receive depth. */
@@ -31,8 +31,13 @@ final class SendCredits {
     static final int BATCH = 64;
     /** The context of a grant's WRITE in the receiver's callback; a receive's is its slot, from 0. */
     static final long GRANT_CONTEXT = -1;
-    /** Grant WRITEs in flight at most, each from its own 8 bytes of the receiver's grant region. */
-    static final int GRANTS_IN_FLIGHT = 2;
+    /**
+     * Grant WRITEs in flight at most, each from its own 8 bytes of the receiver's grant region: enough for a whole
+     * receive depth's grants in one duty cycle. Each carries the count when it was posted, so with fewer, a cycle that
+     * consumed many receives granted only its first few batches until the next cycle, and soft's Send rate at window
+     * 16 fell to 0.3x of the unpaced one in an alternated run (2 in flight).
+     */
+    static final int GRANTS_IN_FLIGHT = RECEIVE_DEPTH / BATCH;
     /** The word a grant writes: big-endian, read and written whole. */
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
@@ -104,10 +109,14 @@ final class SendCredits {
          */
         Receiver(RdmaConnection connection, RemoteBuffer peerWord, RegionSlice[] local, int receives,
                  CompletionCallback callback, Consumer<RdmaException> failure) {
-            if (local.length != GRANTS_IN_FLIGHT || local[0].region() != local[1].region()
-                    || peerWord.length() < Long.BYTES) {
+            if (local.length != GRANTS_IN_FLIGHT || peerWord.length() < Long.BYTES) {
                 throw new IllegalArgumentException("a grant needs " + GRANTS_IN_FLIGHT + " local words of one region "
                         + "and a peer word of 8 bytes");
+            }
+            for (RegionSlice word : local) {
+                if (word.region() != local[0].region()) {
+                    throw new IllegalArgumentException("the local words are of more than one region");
+                }
             }
             this.connection = connection;
             this.peerWord = peerWord;
@@ -131,7 +140,7 @@ final class SendCredits {
             }
         }
 
-        /** A grant's WRITE completed; a grant held back while two were in flight goes now. */
+        /** A grant's WRITE completed; a grant held back while all were in flight goes now. */
         void onGrantWritten() {
             inFlight--;
             if (consumed - grantedAt >= BATCH) {
