@@ -41,7 +41,7 @@ import java.util.concurrent.locks.LockSupport;
  *   (the allocation-free form); a SEND lands in one of the receives the server posted (ib_send_bw's receive depth,
  *   {@link SendCredits#RECEIVE_DEPTH}), which it re-posts from the receive's completion; on verbs, where a Send that finds no
  *   receive ends the stream (iWARP) or waits out an RNR timer (RoCE), it leaves only while the server granted it
- *   ({@link SendCredits}: a WRITE of a word per 64 receives); soft holds such a Send until a receive is posted.</li>
+ *   ({@link SendCredits}: a 16 B WRITE per 64 receives); soft holds such a Send until a receive is posted.</li>
  *   <li>NIO: request/response over TCP with as many connections and requests in flight, one busy-polling thread per
  *   side, the server in the same child JVM ({@link PipelinedNio}, which gives the message sizes and why the baseline
  *   of WRITE and SEND is disfavoured).</li>
@@ -178,25 +178,26 @@ public final class MessageRate {
                 .build()) {
             MemoryRegion local = client.register(ByteBuffer.allocateDirect(window * size), Access.LOCAL_WRITE);
             RegionSlice[] slots = Posts.slots(local, window, size); // shared: every stream posts slot i from i * size
-            // A SEND stream's grant word, which its receiver writes (SendCredits): 8 bytes each, zero until then.
+            // A SEND stream's grant, which its receiver writes (SendCredits), zero until then.
             // Only on devices: a Send that finds no receive ends the stream there (iWARP) or waits out an RNR timer
             // (RoCE), while soft holds it until a receive is posted, which costs nothing.
             MemoryRegion grants = op == Op.SEND && !provider.equals("soft")
-                    ? client.register(ByteBuffer.allocateDirect(n * Long.BYTES), Access.LOCAL_WRITE,
+                    ? client.register(ByteBuffer.allocateDirect(n * SendCredits.GRANT_BYTES), Access.LOCAL_WRITE,
                     Access.REMOTE_WRITE) : null;
             List<CompletableFuture<RdmaConnection>> connecting = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 ConnectBuilder connect = client.connector().connect(address).withReadLimits(window, window)
                         .withQueueDepths(window, 1);
                 if (grants != null) {
-                    connect = connect.withPrivateData(grants.remote().slice(i * Long.BYTES, Long.BYTES).encode());
+                    connect = connect.withPrivateData(grants.remote()
+                            .slice(i * SendCredits.GRANT_BYTES, SendCredits.GRANT_BYTES).encode());
                 }
                 connecting.add(connect.start());
             }
             RdmaLoad load = new RdmaLoad(client, driver);
             for (int i = 0; i < n; i++) {
-                SendCredits.Sender sender = grants == null ? null
-                        : new SendCredits.Sender(grants.buffer(), i * Long.BYTES);
+                SendCredits.Sender sender = grants == null ? null : new SendCredits.Sender(grants.buffer(),
+                        i * SendCredits.GRANT_BYTES, SendCredits.receives(window));
                 load.streams.add(new Stream(connecting.get(i).get(TIMEOUT_NANOS, TimeUnit.NANOSECONDS), op, slots,
                         remote, size, sender, load.failure));
             }
@@ -278,10 +279,14 @@ public final class MessageRate {
                 if (driver == Driver.INVOKED) {
                     client.poll();
                     resume();
-                } else if (resume()) {
-                    LockSupport.parkNanos(PARKED_CHECK_NANOS); // Sends wait for a grant, which completes nothing here
                 } else {
-                    TimeUnit.NANOSECONDS.sleep(Math.min(deadline - System.nanoTime(), 10_000_000));
+                    // A grant completes nothing here, so while Sends wait for one this thread looks for it; a Send
+                    // the poller parks meanwhile unparks this thread (Stream.park).
+                    LockSupport.parkNanos(resume() ? PARKED_CHECK_NANOS
+                            : Math.min(deadline - System.nanoTime(), 10_000_000));
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
                 }
             }
         }
@@ -305,8 +310,8 @@ public final class MessageRate {
         }
 
         /**
-         * Stops re-posting, waits until every operation in flight completed (throws the first failure), then
-         * disconnects every connection.
+         * Stops re-posting, waits until every operation in flight completed (throws the first failure) and no grant
+         * is on its way, then disconnects every connection.
          */
         void drain() throws InterruptedException {
             streams.forEach(s -> s.running = false);
@@ -321,8 +326,16 @@ public final class MessageRate {
             if (failure.get() != null) {
                 throw failure.get();
             }
-            // Then a graceful disconnect, polled: a grant the server still writes is read, not left unread in the
-            // socket, whose close would then reset the connection and could drop Sends the server had not read yet.
+            // Then, with grants, until the server's last grant has landed (SendCredits.Sender.quiet): one that reached
+            // a closed socket would reset the connection and could drop Sends the server had not read yet.
+            while (!streams.stream().allMatch(Stream::quiet)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("the server's last grant had not landed "
+                            + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NANOS) + " s after the measurement");
+                }
+                runUntil(System.nanoTime() + 1_000_000);
+            }
+            // Then a graceful disconnect, polled (an application-driven runtime answers nothing while not polled).
             List<CompletableFuture<Void>> ends = streams.stream().map(s -> s.connection.disconnect()).toList();
             while (!ends.stream().allMatch(CompletableFuture::isDone)) {
                 if (System.nanoTime() - deadline > 0) {
@@ -353,6 +366,8 @@ public final class MessageRate {
         /** Slots whose Send waits for a grant (at most the window: slots below 128 box without allocating). */
         private final Queue<Long> parked;
         private final AtomicReference<RdmaException> failure;
+        /** The thread that drives the load and re-posts parked Sends (this class's creator). */
+        private final Thread driver = Thread.currentThread();
 
         Stream(RdmaConnection connection, Op op, RegionSlice[] slots, RemoteBuffer remote, int size,
                SendCredits.Sender sender, AtomicReference<RdmaException> failure) {
@@ -396,6 +411,9 @@ public final class MessageRate {
         private void park(long slot) {
             if (running) {
                 parked.add(slot);
+                if (Thread.currentThread() != driver) {
+                    LockSupport.unpark(driver); // it looks for grants while Sends are parked
+                }
             } else {
                 outstanding.decrementAndGet();
             }
@@ -420,6 +438,11 @@ public final class MessageRate {
                 post(slot);
             }
             return !parked.isEmpty();
+        }
+
+        /** Whether no grant is on its way any more (always, without grants). */
+        boolean quiet() {
+            return sender == null || sender.quiet();
         }
 
         @Override

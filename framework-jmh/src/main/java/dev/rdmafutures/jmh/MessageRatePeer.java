@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>{@code rdma OP SIZE WINDOW}: a runtime of {@code -Dbench.provider} (default soft) with one busy-spinning
  *   poller (verbs: a blocking one for READ and WRITE), a listener, and a region of WINDOW x SIZE bytes the peer may
- *   read and write; it accepts every connection (read limits WINDOW) and, for SEND, posts
+ *   read and write (for SEND, as many slots as receives); it accepts every connection (read limits WINDOW; a paced
+ *   one beyond the 64th is refused) and, for SEND, posts
  *   {@link SendCredits#receives} receives of SIZE bytes on each, every one re-posted from its completion, and grants
  *   a paced client its Sends by WRITEs into the word its private data names ({@link SendCredits}). Answers
  *   {@code rdma ADDRESS:PORT REGION}.</li>
@@ -114,7 +115,7 @@ final class MessageRatePeer {
                 Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
         RegionSlice[] slots = Posts.slots(region, receives, size); // every connection's receive i lands in slot i
         MemoryRegion grants = runtime.register(ByteBuffer.allocateDirect(
-                MAX_CONNECTIONS * SendCredits.GRANTS_IN_FLIGHT * Long.BYTES));
+                MAX_CONNECTIONS * SendCredits.GRANTS_IN_FLIGHT * SendCredits.GRANT_BYTES));
         AtomicInteger accepted = new AtomicInteger();
         listener.onRequest(r -> {
             // A paced SEND client names the word its grants go to (SendCredits); grants are WRITEs in flight.
@@ -134,7 +135,8 @@ final class MessageRatePeer {
                 } else if (send) {
                     RegionSlice[] words = new RegionSlice[SendCredits.GRANTS_IN_FLIGHT];
                     for (int i = 0; grantWord != null && i < words.length; i++) {
-                        words[i] = grants.slice((connection * words.length + i) * Long.BYTES, Long.BYTES);
+                        words[i] = grants.slice((connection * words.length + i) * SendCredits.GRANT_BYTES,
+                                SendCredits.GRANT_BYTES);
                     }
                     new Receiver(c, slots, grantWord, words).start();
                 }
@@ -239,7 +241,10 @@ final class MessageRatePeer {
 
         @Override
         public void failed(long context, RdmaException error) {
-            if (error.status() != Status.CANCELED) { // CANCELED: the client ended the connection
+            // CANCELED: the client ended the connection; so did a grant that failed on a connection gone meanwhile.
+            boolean ended = error.status() == Status.CANCELED
+                    || (context == SendCredits.GRANT_CONTEXT && !connection.isConnected());
+            if (!ended) {
                 failure.compareAndSet(null, error);
             }
         }

@@ -23,6 +23,11 @@ import java.util.function.Consumer;
  * all (the receives it consumed and re-posted, plus the {@link #receives} it keeps posted), every {@link #BATCH}
  * receives; the sender posts a Send only while it has sent fewer. A grant costs the RDMA side one WRITE per
  * {@value #BATCH} Sends. soft needs none of this: it holds a Send that finds no receive until one is posted.
+ *
+ * <p>A grant is the count written twice ({@link #GRANT_BYTES}): RDMA does not make a WRITE's bytes land at once (a
+ * guest kernel may copy them one by one), so the sender reads the second copy, then the first, and takes the
+ * smaller. Copies land in order, so at most one of the two is half-written when read, and the other bounds it: the
+ * sender never sees more than was granted.
  */
 final class SendCredits {
     /** Receives posted per connection when the window is smaller: ib_send_bw's default receive depth. */
@@ -32,13 +37,15 @@ final class SendCredits {
     /** The context of a grant's WRITE in the receiver's callback; a receive's is its slot, from 0. */
     static final long GRANT_CONTEXT = -1;
     /**
-     * Grant WRITEs in flight at most, each from its own 8 bytes of the receiver's grant region: enough for a whole
-     * receive depth's grants in one duty cycle. Each carries the count when it was posted, so with fewer, a cycle that
-     * consumed many receives granted only its first few batches until the next cycle, and soft's Send rate at window
-     * 16 fell to 0.3x of the unpaced one in an alternated run (2 in flight).
+     * Grant WRITEs in flight at most, each from its own {@link #GRANT_BYTES} of the receiver's grant region. Each
+     * carries the count when it was posted, so a duty cycle that consumed many receives grants the later ones only
+     * once an earlier grant completed; with a window up to {@link #RECEIVE_DEPTH}, this many cover a whole receive
+     * depth in one cycle.
      */
     static final int GRANTS_IN_FLIGHT = RECEIVE_DEPTH / BATCH;
-    /** The word a grant writes: big-endian, read and written whole. */
+    /** The bytes of one grant: the count, twice. */
+    static final int GRANT_BYTES = 2 * Long.BYTES;
+    /** One copy of the count: big-endian. */
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private SendCredits() {
@@ -50,23 +57,26 @@ final class SendCredits {
     }
 
     /**
-     * The sender's side: the grant word the receiver writes (at {@code offset} of {@code grants}, a buffer of a
-     * region the peer may write), and the Sends posted so far. Thread-safe: a Send may be posted from the poller's
-     * callbacks and from the thread that re-posts parked ones.
+     * The sender's side: the grant the receiver writes (at {@code offset} of {@code grants}, a buffer of a region the
+     * peer may write, {@link #GRANT_BYTES} long), and the Sends posted so far. Thread-safe: a Send may be posted from
+     * the poller's callbacks and from the thread that re-posts parked ones.
      */
     static final class Sender {
         private final ByteBuffer grants;
         private final int offset;
+        private final int receives;
         private final AtomicLong sent = new AtomicLong();
 
-        Sender(ByteBuffer grants, int offset) {
+        /** The sender of a receiver that keeps {@code receives} posted. */
+        Sender(ByteBuffer grants, int offset, int receives) {
             this.grants = grants;
             this.offset = offset;
+            this.receives = receives;
         }
 
         /** Takes one Send's credit; false, nothing taken, while every granted Send was sent. */
         boolean tryTake() {
-            long granted = (long) WORD.getVolatile(grants, offset);
+            long granted = granted();
             long s;
             do {
                 s = sent.get();
@@ -79,13 +89,29 @@ final class SendCredits {
 
         /** Whether a Send could be posted now. */
         boolean hasCredit() {
-            return sent.get() < (long) WORD.getVolatile(grants, offset);
+            return sent.get() < granted();
+        }
+
+        /**
+         * Whether the receiver grants nothing more once the Sends posted so far have arrived: its last grant, made
+         * fewer than {@link #BATCH} receives before the last Send, has landed. Then a disconnect finds no grant on its
+         * way, which would otherwise reach a closed socket and reset the connection (and the Sends behind it).
+         */
+        boolean quiet() {
+            return granted() >= sent.get() - (BATCH - 1) + receives;
+        }
+
+        /** The grant: the smaller of its two copies, the second read first (see the class comment). */
+        private long granted() {
+            long second = (long) WORD.getVolatile(grants, offset + Long.BYTES);
+            long first = (long) WORD.getVolatile(grants, offset);
+            return Math.min(first, second);
         }
     }
 
     /**
-     * The receiver's side on one connection: counts the receives consumed and re-posted, and grants by a WRITE of
-     * its word into {@code peerWord} from {@code local} (8 bytes per grant in flight). Confined to the connection's
+     * The receiver's side on one connection: counts the receives consumed and re-posted, and grants by a WRITE into
+     * {@code peerWord} from {@code local} ({@link #GRANT_BYTES} per grant in flight). Confined to the connection's
      * poller, where its receives' and grants' completions run.
      */
     static final class Receiver {
@@ -109,9 +135,9 @@ final class SendCredits {
          */
         Receiver(RdmaConnection connection, RemoteBuffer peerWord, RegionSlice[] local, int receives,
                  CompletionCallback callback, Consumer<RdmaException> failure) {
-            if (local.length != GRANTS_IN_FLIGHT || peerWord.length() < Long.BYTES) {
-                throw new IllegalArgumentException("a grant needs " + GRANTS_IN_FLIGHT + " local words of one region "
-                        + "and a peer word of 8 bytes");
+            if (local.length != GRANTS_IN_FLIGHT || peerWord.length() < GRANT_BYTES) {
+                throw new IllegalArgumentException("a grant needs " + GRANTS_IN_FLIGHT + " local slots of one region "
+                        + "and a peer slot of " + GRANT_BYTES + " bytes");
             }
             for (RegionSlice word : local) {
                 if (word.region() != local[0].region()) {
@@ -154,6 +180,7 @@ final class SendCredits {
             }
             RegionSlice word = local[writes % GRANTS_IN_FLIGHT];
             WORD.setVolatile(localBytes, word.offset(), consumed + receives);
+            WORD.setVolatile(localBytes, word.offset() + Long.BYTES, consumed + receives);
             Status status = connection.write(word, peerWord, 0, OperationFlags.NONE, callback, GRANT_CONTEXT);
             if (status == Status.SUCCESS) {
                 inFlight++;
