@@ -54,6 +54,8 @@ final class MessageRatePeer {
     private static final long JOIN_MILLIS = 20_000;
     /** Connections one paced SEND row may have: each takes its words of the grant region. */
     private static final int MAX_CONNECTIONS = 64;
+    /** The bytes of the grant region each paced connection's grants are written from. */
+    private static final int CONNECTION_GRANTS = SendCredits.GRANTS_IN_FLIGHT * SendCredits.GRANT_BYTES;
     private final String provider = System.getProperty("bench.provider", "soft");
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final LongAdder received = new LongAdder();
@@ -114,8 +116,8 @@ final class MessageRatePeer {
         MemoryRegion region = runtime.register(ByteBuffer.allocateDirect(Math.max(window, receives) * size),
                 Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
         RegionSlice[] slots = Posts.slots(region, receives, size); // every connection's receive i lands in slot i
-        MemoryRegion grants = runtime.register(ByteBuffer.allocateDirect(
-                MAX_CONNECTIONS * SendCredits.GRANTS_IN_FLIGHT * SendCredits.GRANT_BYTES));
+        MemoryRegion grants = send ? runtime.register(ByteBuffer.allocateDirect(MAX_CONNECTIONS * CONNECTION_GRANTS))
+                : null;
         AtomicInteger accepted = new AtomicInteger();
         listener.onRequest(r -> {
             // A paced SEND client names the word its grants go to (SendCredits); grants are WRITEs in flight.
@@ -133,12 +135,7 @@ final class MessageRatePeer {
                 if (e != null) {
                     failure.compareAndSet(null, e);
                 } else if (send) {
-                    RegionSlice[] words = new RegionSlice[SendCredits.GRANTS_IN_FLIGHT];
-                    for (int i = 0; grantWord != null && i < words.length; i++) {
-                        words[i] = grants.slice((connection * words.length + i) * SendCredits.GRANT_BYTES,
-                                SendCredits.GRANT_BYTES);
-                    }
-                    new Receiver(c, slots, grantWord, words).start();
+                    new Receiver(c, slots, grantWord, grants, connection * CONNECTION_GRANTS).start();
                 }
             });
         });
@@ -201,11 +198,12 @@ final class MessageRatePeer {
         /** The grants to the client; null when it sends unpaced. */
         private final SendCredits.Receiver credits;
 
-        Receiver(RdmaConnection connection, RegionSlice[] slots, RemoteBuffer grantWord, RegionSlice[] words) {
+        Receiver(RdmaConnection connection, RegionSlice[] slots, RemoteBuffer grantWord, MemoryRegion grants,
+                 int grantsOffset) {
             this.connection = connection;
             this.slots = slots;
-            this.credits = grantWord == null ? null : new SendCredits.Receiver(connection, grantWord, words,
-                    slots.length, this, e -> failure.compareAndSet(null, e));
+            this.credits = grantWord == null ? null : new SendCredits.Receiver(connection, grantWord, grants,
+                    grantsOffset, slots.length, this, e -> failure.compareAndSet(null, e));
         }
 
         /** Posts every receive, then grants a paced sender as many Sends. */

@@ -1,6 +1,7 @@
 package dev.rdmafutures.jmh;
 
 import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
@@ -129,25 +130,22 @@ final class SendCredits {
         private int writes;
 
         /**
-         * Grants on {@code connection}, which keeps {@code receives} posted; {@code callback} gets the grants' WRITE
-         * completions with {@link #GRANT_CONTEXT} and hands them to {@link #onGrantWritten}; a failure goes to
-         * {@code failure}.
+         * Grants on {@code connection}, which keeps {@code receives} posted, from {@link #GRANTS_IN_FLIGHT} slots of
+         * {@code grants} starting at {@code offset}; {@code callback} gets the grants' WRITE completions with
+         * {@link #GRANT_CONTEXT} and hands them to {@link #onGrantWritten}; a failure goes to {@code failure}.
          */
-        Receiver(RdmaConnection connection, RemoteBuffer peerWord, RegionSlice[] local, int receives,
+        Receiver(RdmaConnection connection, RemoteBuffer peerWord, MemoryRegion grants, int offset, int receives,
                  CompletionCallback callback, Consumer<RdmaException> failure) {
-            if (local.length != GRANTS_IN_FLIGHT || peerWord.length() < GRANT_BYTES) {
-                throw new IllegalArgumentException("a grant needs " + GRANTS_IN_FLIGHT + " local slots of one region "
-                        + "and a peer slot of " + GRANT_BYTES + " bytes");
-            }
-            for (RegionSlice word : local) {
-                if (word.region() != local[0].region()) {
-                    throw new IllegalArgumentException("the local words are of more than one region");
-                }
+            if (peerWord.length() < GRANT_BYTES) {
+                throw new IllegalArgumentException("a grant needs a peer slot of " + GRANT_BYTES + " bytes");
             }
             this.connection = connection;
             this.peerWord = peerWord;
-            this.local = local;
-            this.localBytes = local[0].region().buffer();
+            this.local = new RegionSlice[GRANTS_IN_FLIGHT];
+            for (int i = 0; i < local.length; i++) {
+                local[i] = grants.slice(offset + i * GRANT_BYTES, GRANT_BYTES);
+            }
+            this.localBytes = grants.buffer();
             this.receives = receives;
             this.callback = callback;
             this.failure = failure;
