@@ -35,6 +35,8 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     private boolean invalidated;
     private RdmaException error;
     private ConnectionImpl arrivedOn;
+    /** A shared queue's receive was reported taken ({@link #arrivedOn}): it left the queue's count then. */
+    private boolean taken;
     // The request, filled in before each post.
     private Kind kind;
     private int segmentCount;
@@ -249,6 +251,8 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     @Override
     public void arrivedOn(ConnectionEvents connection) {
         this.arrivedOn = (ConnectionImpl) connection;
+        this.taken = true;
+        pool.target.sharedReceiveLeft();
     }
 
     @Override
@@ -273,6 +277,9 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     }
 
     private void finish(int bytes, boolean invalidated, int token, RdmaException error) {
+        if (sharedCallback != null && !taken) {
+            pool.target.sharedReceiveLeft(); // a shared queue's receive that no connection took
+        }
         releaseRegions();
         OperationCounters counters = pool.target.counters();
         if (error == null) {
@@ -340,6 +347,7 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         callback = null;
         sharedCallback = null;
         arrivedOn = null;
+        taken = false;
         error = null;
     }
 

@@ -24,4 +24,11 @@ interface OperationTarget {
      * accepted, fails it with CANCELED as NDK flushes every request outstanding at the end.
      */
     void submit(WorkRequest request);
+
+    /**
+     * A receive of this shared receive queue left it: taken by a connection, or failed without being taken. Once per
+     * receive, on the thread that reports it. Connections have no shared receives.
+     */
+    default void sharedReceiveLeft() {
+    }
 }

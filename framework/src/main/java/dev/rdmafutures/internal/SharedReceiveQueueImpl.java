@@ -14,15 +14,18 @@ import dev.rdmafutures.internal.poller.PollerProxy;
 import dev.rdmafutures.spi.ProviderSharedReceiveQueue;
 import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.WorkRequest;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The API face of a provider's shared receive queue: receives are validated and take a slot here, then go to the
  * provider on the queue's poller; connections created with it take their receives from the provider's queue on
- * their own pollers. {@link #postedReceives()} counts the receives still on their way to the provider with the
- * provider's own count, so it is exact right after a post. A connection stops using the queue when its disconnect
- * is asked for (or it ends), and the provider's queue is destroyed once every connection that used it has ended.
+ * their own pollers. {@link #postedReceives()} is one count, raised by a post before it is handed over and lowered
+ * when the receive leaves the queue (a connection took it, or it failed untaken), so it is exact right after a post
+ * and the path of a receive takes no lock. A connection stops using the queue when its disconnect is asked for (or
+ * it ends), and the provider's queue is destroyed once every connection that used it has ended.
  */
 final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarget, SharedReceiveQueueEvents {
     private final RuntimeOwner runtime;
@@ -32,14 +35,14 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
     private final Posting posting;
     private final int depth;
     private final int maxSge;
-    /** Guards the two counts below, and hands receives to the provider so that they are counted once. */
+    /** Guards the two counts of connections below. */
     private final Object counts = new Object();
     /** Established connections whose disconnect was not asked for: close() refuses while there are any. */
     private int using;
     /** Established connections not yet ended: the provider's queue is destroyed after the last. */
     private int attached;
-    /** Receives posted here and not yet handed to the provider. */
-    private int inTransit;
+    /** Receives posted here that no connection took yet and that did not fail. */
+    private final AtomicInteger posted = new AtomicInteger();
     private final AtomicBoolean providerClosed = new AtomicBoolean();
     private ProviderSharedReceiveQueue provider;
     private RdmaFuture<Integer> limit;
@@ -134,9 +137,7 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
 
     @Override
     public int postedReceives() {
-        synchronized (counts) {
-            return inTransit + provider.posted();
-        }
+        return posted.get();
     }
 
     @Override
@@ -146,7 +147,13 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
             CallbackOperation op = posting.checked(WorkRequest.Kind.RECEIVE, local, null, 0, OperationFlags.NONE,
                     false);
             op.start(future, 0);
-            counted(() -> posting.post(op, "RECEIVE"));
+            posted.incrementAndGet(); // before the hand-over, after which a connection may take it at once
+            try {
+                posting.post(op, "RECEIVE");
+            } catch (RdmaException e) {
+                posted.decrementAndGet(); // abandoned: it reports no outcome
+                throw e;
+            }
         } catch (RdmaException e) {
             future.completeExceptionally(e);
         }
@@ -155,33 +162,14 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
 
     @Override
     public Status receive(LocalBuffer local, SharedReceiveCallback callback, long context) {
-        synchronized (counts) {
-            inTransit++;
-        }
+        Objects.requireNonNull(local, "local"); // before the count, which a throw would leave raised
+        Objects.requireNonNull(callback, "callback");
+        posted.incrementAndGet();
         Status status = posting.postQuietly(local, callback, context);
         if (status != Status.SUCCESS) {
-            uncount();
+            posted.decrementAndGet(); // refused, or abandoned: it reports no outcome
         }
         return status;
-    }
-
-    /** Hands a validated receive to the queue's poller, counted as posted from now on. */
-    private void counted(Runnable handOver) {
-        synchronized (counts) {
-            inTransit++;
-        }
-        try {
-            handOver.run();
-        } catch (RdmaException e) {
-            uncount();
-            throw e;
-        }
-    }
-
-    private void uncount() {
-        synchronized (counts) {
-            inTransit--;
-        }
     }
 
     @Override
@@ -241,14 +229,16 @@ final class SharedReceiveQueueImpl implements SharedReceiveQueue, OperationTarge
 
     @Override
     public void submit(WorkRequest request) {
-        synchronized (counts) {
-            inTransit--;
-            if (!closed) {
-                provider.post(request); // under the lock: postedReceives never sees it twice or not at all
-                return;
-            }
+        if (!closed) {
+            provider.post(request); // a close after this check finds it in the provider's queue and fails it there
+            return;
         }
         request.completion().failed(new RdmaException(Status.CANCELED, "the shared receive queue was closed"));
+    }
+
+    @Override
+    public void sharedReceiveLeft() {
+        posted.decrementAndGet();
     }
 
     /**

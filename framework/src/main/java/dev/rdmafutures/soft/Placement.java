@@ -135,7 +135,14 @@ final class Placement {
      */
     boolean takeReceive() {
         if (receive == null) {
-            receive = shared != null ? shared.take(queuePair) : receives.poll();
+            if (shared == null) {
+                receive = receives.poll();
+            } else {
+                receive = shared.take(queuePair);
+                if (receive != null) {
+                    receive.completion().arrivedOn(connectionEvents); // taken: the core counts it posted no more
+                }
+            }
         }
         return receive != null;
     }
@@ -177,7 +184,6 @@ final class Placement {
         receive = null;
         expectedSendMsn++;
         if (!Rdmap.invalidates(opcode)) {
-            arrived(rx);
             rx.completion().completed(bytes);
             return;
         }
@@ -188,15 +194,7 @@ final class Placement {
                     "Send with Invalidate of an unknown STag");
             return;
         }
-        arrived(rx);
         rx.completion().completedWithInvalidate(bytes, invalidateStag);
-    }
-
-    /** A shared queue's receive tells the core which connection it arrived on, right before its outcome. */
-    private void arrived(WorkRequest rx) {
-        if (shared != null) {
-            rx.completion().arrivedOn(connectionEvents);
-        }
     }
 
     /**

@@ -8,7 +8,7 @@ package dev.rdmafutures.spi;
 public interface ProviderSharedReceiveQueue {
     /**
      * Posts a receive ({@link WorkRequest.Kind#RECEIVE}). The connection that takes it reports
-     * {@link WorkCompletion#arrivedOn} and then the outcome, on its poller thread.
+     * {@link WorkCompletion#arrivedOn} as it takes it and later the outcome, on its poller thread.
      */
     void post(WorkRequest receive);
 
@@ -17,9 +17,6 @@ public interface ProviderSharedReceiveQueue {
      * {@link SharedReceiveQueueEvents#onLimitReached} once (on any poller thread). Replaces an armed threshold.
      */
     void armLimit(int threshold);
-
-    /** How many receives are posted and not yet taken. */
-    int posted();
 
     /** Destroys the queue; receives still posted fail with CANCELED. The core closes its connections first. */
     void close();

@@ -11,8 +11,10 @@ public interface WorkCompletion {
     void completedWithInvalidate(int bytes, int token);
 
     /**
-     * For a receive of a {@link ProviderSharedReceiveQueue}: the connection whose peer's Send took it, reported just
-     * before {@link #completed} or {@link #completedWithInvalidate}.
+     * For a receive of a {@link ProviderSharedReceiveQueue}: the connection whose peer's Send took it out of the
+     * queue, reported once, as it is taken (at the latest when its completion is polled), before its outcome,
+     * successful or not. The core counts the queue's posted receives by it: a receive that fails without this
+     * report (the queue closed, the device refused it) left the queue then.
      */
     void arrivedOn(ConnectionEvents connection);
 

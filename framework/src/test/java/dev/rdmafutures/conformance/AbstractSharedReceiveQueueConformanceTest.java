@@ -159,6 +159,9 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
                 Status.INVALID_PARAMETER);
         MemoryRegion readOnly = closeLater(server.register(ByteBuffer.allocateDirect(SLOT), Access.REMOTE_READ));
         awaitFailure(queue.receive(readOnly.slice(0, SLOT)), Status.ACCESS_VIOLATION);
+        assertThat(queue.receive(buffer.slice(4 * SLOT, SLOT), ignoring(), 0))
+                .isEqualTo(Status.INSUFFICIENT_RESOURCES);
+        assertThat(queue.postedReceives()).as("refused posts are not counted").isEqualTo(4);
         Pair pair = connect(queue, 1).get(0);
         send(pair.client(), message(0, 0));
         assertThat(await(posted.get(0)).bytes()).isEqualTo(12);
@@ -169,6 +172,21 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
         }
         assertThat(await(again).bytes()).isEqualTo(12);
         assertThat(bufferInt(buffer, 4 * SLOT + 8)).isEqualTo(4);
+    }
+
+    /** A callback for a post that must be refused: it never runs. */
+    private static SharedReceiveCallback ignoring() {
+        return new SharedReceiveCallback() {
+            @Override
+            public void received(long context, RdmaConnection connection, int bytes) {
+                throw new AssertionError("a refused receive was filled");
+            }
+
+            @Override
+            public void failed(long context, RdmaException error) {
+                throw new AssertionError("a refused receive reported " + error);
+            }
+        };
     }
 
     private static int bufferInt(MemoryRegion region, int offset) {
@@ -223,6 +241,7 @@ public abstract class AbstractSharedReceiveQueueConformanceTest extends Conforma
         queue.close();
         awaitFailure(posted.get(1), Status.CANCELED);
         awaitFailure(posted.get(2), Status.CANCELED);
+        assertThat(queue.postedReceives()).as("canceled receives are posted no more").isZero();
         awaitFailure(queue.receive(buffer.slice(0, SLOT)), Status.INVALID_DEVICE_STATE);
         RdmaListener listener = listen();
         client.connector().connect(listener.localAddress()).start();

@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Soft's shared receive queues where the wire decides: a Send keeps the receive it took at its first segment while
@@ -147,6 +149,86 @@ class SoftSharedReceiveQueueTest extends ConformanceSupport {
         assertThat(List.of(one[1] + " " + one[2], other[1] + " " + other[2]))
                 .containsExactlyInAnyOrder("0 100", "1 101");
         assertThat(servers).allMatch(RdmaConnection::isConnected);
+    }
+
+    /**
+     * Connections on two pollers send into a shallow queue whose receives are re-posted from their callbacks, so
+     * Sends keep finding it empty while a post is on its way: a take that missed a post and was not woken by it would
+     * hold its Send until the receive wait ended the connection, and the rest would never arrive. Window 1 into one
+     * receive races a lone take against each post; four connections with four in flight into two receives keep
+     * takes and posts on different pollers crossing in the queue (a post refused while a taker is mid-take).
+     */
+    @ParameterizedTest(name = "{0} connections x window {2} into depth {3}")
+    @CsvSource({"2, 10000, 1, 1", "4, 2000, 4, 2"})
+    void sendsThatRaceThePostsIntoAnAlmostEmptyQueueAllArrive(int connections, int perConnection, int window,
+                                                              int depth) throws Exception {
+        RdmaRuntime twoPollers = closeLater(fixture().runtimeBuilder().pollerThreads(2)
+                .threadNamePrefix("racing").build());
+        SharedReceiveQueue queue = twoPollers.sharedReceiveQueue(depth, 1);
+        RdmaListener listener = closeLater(twoPollers.listen(anyPort()));
+        List<RdmaConnection> servers = new ArrayList<>();
+        List<RdmaConnection> clients = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            CompletableFuture<RdmaConnection> c = client.connector().connect(listener.localAddress()).start();
+            servers.add(closeLater(await(await(listener.next()).withSharedReceiveQueue(queue).accept())));
+            clients.add(closeLater(await(c)));
+        }
+        MemoryRegion buffer = receiveBuffer(twoPollers, depth * SLOT);
+        int[] arrived = new int[connections];
+        // The round in progress: how many Sends will have arrived in all at its end, and its future. Guarded by arrived.
+        int[] roundEnd = new int[1];
+        List<CompletableFuture<Void>> round = new ArrayList<>(List.of(new CompletableFuture<>()));
+        SharedReceiveCallback repost = new SharedReceiveCallback() {
+            private int total;
+
+            @Override
+            public void received(long context, RdmaConnection connection, int bytes) {
+                Status status = queue.receive(buffer.slice((int) context * SLOT, SLOT), this, context);
+                synchronized (arrived) {
+                    arrived[servers.indexOf(connection)]++;
+                    if (status != Status.SUCCESS) {
+                        round.get(0).completeExceptionally(new AssertionError("re-post refused: " + status));
+                    } else if (++total == roundEnd[0]) {
+                        round.get(0).complete(null);
+                    }
+                }
+            }
+
+            @Override
+            public void failed(long context, RdmaException error) {
+                synchronized (arrived) {
+                    round.get(0).completeExceptionally(error);
+                }
+            }
+        };
+        for (int slot = 0; slot < depth; slot++) {
+            assertThat(queue.receive(buffer.slice(slot * SLOT, SLOT), repost, slot)).isEqualTo(Status.SUCCESS);
+        }
+        MemoryRegion source = closeLater(client.register(ByteBuffer.allocateDirect(8), Access.LOCAL_WRITE));
+        for (int sent = 0; sent < perConnection; sent += window) {
+            CompletableFuture<Void> thisRound = new CompletableFuture<>();
+            synchronized (arrived) {
+                roundEnd[0] = (sent + window) * connections;
+                round.set(0, thisRound);
+            }
+            List<CompletableFuture<?>> sends = new ArrayList<>();
+            for (int i = 0; i < window; i++) {
+                for (RdmaConnection c : clients) {
+                    sends.add(c.send(source, OperationFlags.NONE));
+                }
+            }
+            for (CompletableFuture<?> send : sends) {
+                await(send);
+            }
+            // Every round ends with every Send arrived and the queue at rest, so a missed wake-up in any round holds
+            // a Send there until the receive wait ends its connection.
+            await(thisRound);
+        }
+        synchronized (arrived) {
+            assertThat(arrived).containsOnly(perConnection);
+        }
+        assertThat(servers).allMatch(RdmaConnection::isConnected);
+        awaitTrue(() -> queue.postedReceives() == depth, "every receive posted again");
     }
 
     @Test

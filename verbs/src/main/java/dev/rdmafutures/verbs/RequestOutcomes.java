@@ -104,12 +104,12 @@ final class RequestOutcomes {
         if (request == null) {
             return; // the shared receive queue was closed and failed it already
         }
+        if (sharedQueue != null) {
+            request.completion().arrivedOn(connectionEvents); // taken: the core counts it posted no more
+        }
         if (status != VerbsErrors.WC_SUCCESS) {
             fail(request, status, vendorError, true);
             return;
-        }
-        if (sharedQueue != null) {
-            request.completion().arrivedOn(connectionEvents);
         }
         if ((flags & invalidatedFlags) != 0) {
             if (windows != null) {

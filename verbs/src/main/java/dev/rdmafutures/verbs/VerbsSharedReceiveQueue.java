@@ -226,11 +226,6 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue, Pendi
         events.onLimitReached(reached);
     }
 
-    @Override
-    public synchronized int posted() {
-        return posted;
-    }
-
     /** A QP takes its receives from here from now on; false once the queue is closed. */
     synchronized boolean attach() {
         if (closed) {
