@@ -4,6 +4,7 @@ import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.SharedReceiveCallback;
 import dev.rdmafutures.internal.poller.PollerProxy;
+import dev.rdmafutures.providerkit.ManyToManyArrayQueue;
 import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.ProviderRegion;
 import dev.rdmafutures.spi.ProviderWindow;
@@ -22,7 +23,10 @@ import java.util.Arrays;
 final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     private static final int INITIAL_SEGMENTS = 4;
     private final Pool pool;
-    /** Taken from its pool on the poller thread, so it goes back there; one made elsewhere is garbage after use. */
+    /**
+     * Taken from its pool on the poller thread, so it goes back there; one made elsewhere is garbage after use. A
+     * shared receive queue's pool takes back every operation.
+     */
     private final boolean pooled;
     private final Completions completions;
     private final Runnable deliver = this::deliver;
@@ -352,18 +356,21 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
     }
 
     /**
-     * The idle operations of one target, confined to its poller thread: taken there when posting from the poller
-     * (callbacks, application-driven runtimes), put back there after the callback. Any other thread gets a fresh
-     * operation that is left to the garbage collector after use, as is a pooled one completed elsewhere (a
-     * completion executor, another poller taking from a shared receive queue), so the pool needs no
-     * synchronization, and it never holds more operations than the poller had in flight at once on this target
-     * (at most its queue depth): an idle connection keeps none it does not use.
+     * The idle operations of one target. A connection's are confined to its poller thread: taken there when posting
+     * from the poller (callbacks, application-driven runtimes), put back there after the callback. Any other thread
+     * gets a fresh operation that is left to the garbage collector after use, as is a pooled one completed elsewhere
+     * (a completion executor), so the pool needs no synchronization, and it never holds more operations than the
+     * poller had in flight at once on this target (at most its queue depth): an idle connection keeps none it does
+     * not use. A shared receive queue's receives are completed, and re-posted from their callbacks, on the poller of
+     * whichever connection took them, so its pool is a lock-free ring that any thread takes from and returns to.
      */
     static final class Pool {
         private static final int MAX_IDLE = 4096;
         private final OperationTarget target;
         private final PollerProxy poller;
         private final ArrayDeque<CallbackOperation> idle = new ArrayDeque<>();
+        /** A shared receive queue's idle operations, for any thread; null for a connection. */
+        private final ManyToManyArrayQueue<CallbackOperation> idleAnyThread;
         /** The target's waiters under {@link dev.rdmafutures.Admission#waitForSlot}; null when posts never wait. */
         final SlotWaiters waiters;
 
@@ -371,9 +378,15 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
             this.target = target;
             this.poller = poller;
             this.waiters = waiters;
+            this.idleAnyThread = target instanceof SharedReceiveQueueImpl queue
+                    ? new ManyToManyArrayQueue<>(Math.max(2, Math.min(queue.depth(), MAX_IDLE))) : null;
         }
 
         CallbackOperation acquire() {
+            if (idleAnyThread != null) {
+                CallbackOperation op = idleAnyThread.poll();
+                return op != null ? op : new CallbackOperation(this, true);
+            }
             if (!poller.inPollerThread()) {
                 return new CallbackOperation(this, false);
             }
@@ -382,7 +395,9 @@ final class CallbackOperation implements WorkRequest, WorkCompletion, Runnable {
         }
 
         void recycle(CallbackOperation op) {
-            if (op.pooled && idle.size() < MAX_IDLE && poller.inPollerThread()) {
+            if (idleAnyThread != null) {
+                idleAnyThread.offer(op); // a full ring leaves it to the garbage collector
+            } else if (op.pooled && idle.size() < MAX_IDLE && poller.inPollerThread()) {
                 idle.push(op);
             }
         }
