@@ -23,8 +23,7 @@ import dev.rdmafutures.providerkit.SharedPorts;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +56,11 @@ final class VerbsDevice implements ProviderDevice {
     /** The domain of what the runtime makes without naming one: the PD {@link DeviceOpener} allocated. */
     private final VerbsDomain defaultDomain;
     private final SharedPorts sharedPorts = new SharedPorts();
-    private final List<VerbsEventLoop> loops = new ArrayList<>();
+    /**
+     * The pollers' loops, replaced whole when one is added or the device closes: a receive posted on a poller finds
+     * its loop without a lock ({@link #loopOnThisThread}).
+     */
+    private volatile VerbsEventLoop[] loops = new VerbsEventLoop[0];
     private final RetryBudget retryBudget;
     /** Where QP errors, which a peer can provoke at will, are logged: a WARN line per peer address a minute. */
     private final PeerFaultLog peerFaultLog = new PeerFaultLog();
@@ -135,30 +138,19 @@ final class VerbsDevice implements ProviderDevice {
      * when they have all stopped.
      */
     boolean runOnPoller(Runnable task) {
-        VerbsEventLoop target = null;
-        boolean here = false;
-        synchronized (loops) {
-            for (VerbsEventLoop loop : loops) {
-                here |= loop.poller().inPollerThread();
-            }
-            if (!here && !loops.isEmpty()) {
-                target = loops.get(0);
-            }
-        }
-        if (here) {
+        if (loopOnThisThread() != null) {
             task.run();
             return true;
         }
-        return target != null && target.execute(task);
+        VerbsEventLoop[] all = loops;
+        return all.length > 0 && all[0].execute(task);
     }
 
     /** The loop of the poller running this thread, or null on any other thread. */
     VerbsEventLoop loopOnThisThread() {
-        synchronized (loops) {
-            for (int i = 0; i < loops.size(); i++) { // by index: no iterator per receive
-                if (loops.get(i).poller().inPollerThread()) {
-                    return loops.get(i);
-                }
+        for (VerbsEventLoop loop : loops) {
+            if (loop.poller().inPollerThread()) {
+                return loop;
             }
         }
         return null;
@@ -179,8 +171,10 @@ final class VerbsDevice implements ProviderDevice {
     @Override
     public EventLoop newEventLoop(PollerContext poller) {
         VerbsEventLoop loop = new VerbsEventLoop(this, poller);
-        synchronized (loops) {
-            loops.add(loop);
+        synchronized (this) {
+            VerbsEventLoop[] grown = Arrays.copyOf(loops, loops.length + 1);
+            grown[grown.length - 1] = loop;
+            loops = grown;
         }
         return loop;
     }
@@ -249,9 +243,7 @@ final class VerbsDevice implements ProviderDevice {
 
     @Override
     public void close() {
-        synchronized (loops) {
-            loops.clear();
-        }
+        loops = new VerbsEventLoop[0];
         defaultDomain.close();
     }
 
