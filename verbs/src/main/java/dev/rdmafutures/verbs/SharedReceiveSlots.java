@@ -9,10 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The table of a {@link VerbsSharedReceiveQueue}'s posted receives, claimed and released by any thread without a
  * lock: a posted receive holds a {@link Slot}, whose index is its work-request id, until the completion that names
- * the slot, a refused post or the queue's close releases it. Free slots wait in a lock-free ring. The count is
- * reserved before a slot is taken from the ring and released after the slot is back in it, so a claim within the
- * depth always finds a slot, at worst after waiting out another thread's few instructions between its claim in the
- * ring and its publication. Nothing is allocated per receive.
+ * the slot or a refused post releases it, or the queue's close retires it. Free slots wait in a lock-free ring. The
+ * count is reserved before a slot is taken from the ring and released after the slot is back in it, so a claim
+ * within the depth always finds a slot, at worst after waiting out another thread's few instructions between its
+ * claim in the ring and its publication. Nothing is allocated per receive.
  */
 final class SharedReceiveSlots {
     private final Slot[] slots;
@@ -27,11 +27,6 @@ final class SharedReceiveSlots {
             slots[i] = new Slot(i);
             free.offer(slots[i]);
         }
-    }
-
-    /** How many slots there are. */
-    int depth() {
-        return slots.length;
     }
 
     /** How many receives hold a slot now. */
@@ -72,6 +67,15 @@ final class SharedReceiveSlots {
             held.decrementAndGet(); // after the slot is back: see claim
         }
         return receive;
+    }
+
+    /**
+     * Empties {@code slot} for good, as a close does: the device may still hold its receive and name the slot in a
+     * completion, which then finds it empty instead of holding another receive. Returns the receive as
+     * {@link #release} does.
+     */
+    WorkRequest retire(Slot slot) {
+        return slot.empty();
     }
 
     /** One entry of the table: the receive that holds it, whose work-request id is {@link #index}. */

@@ -243,7 +243,9 @@ final class VerbsDevice implements ProviderDevice {
 
     @Override
     public void close() {
-        loops = new VerbsEventLoop[0];
+        synchronized (this) {
+            loops = new VerbsEventLoop[0];
+        }
         defaultDomain.close();
     }
 

@@ -8,24 +8,23 @@ import dev.rdmafutures.spi.SharedReceiveQueueEvents;
 import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.SharedReceiveSlots.Slot;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An {@code ibv_srq} shared by QPs on any poller, posted and taken from without a lock. A posted receive holds a slot
- * of the queue's {@link SharedReceiveSlots} table, and its work-request id names the slot: whichever QP the device
- * gives the receive to reports it on its loop's CQ, on its own poller, and {@link #take} hands the request back.
- * Receives not yet on the device wait in a lock-free ring ({@link ManyToManyArrayQueue}). Nothing is allocated per
- * receive.
+ * An {@code ibv_srq} shared by QPs on any poller, posted to and taken from without a lock. A posted receive holds a
+ * slot of the queue's {@link SharedReceiveSlots} table, and its work-request id names the slot: whichever QP the
+ * device gives the receive to reports it on its loop's CQ, on its own poller, and {@link #take} hands the request
+ * back. Receives not yet on the device wait in a lock-free ring ({@link ManyToManyArrayQueue}). Nothing is allocated
+ * per receive.
  *
  * <p>A receive posted on a poller is listed with that poller's loop, which posts it in its duty cycle's flush, ahead of
  * the loop's sends ({@link PendingPosts}), with one {@code ibv_post_srq_recv} for every receive waiting then, whichever
- * poller added it; a receive posted on another thread is posted at once. The native chain a post writes is one of a
- * few kept here, taken by whichever thread posts: {@code ibv_post_srq_recv} may be called from several threads at once.
+ * poller added it; a receive posted on another thread is posted at once. That native post is the one step under this
+ * queue's lock, once per flush, not per receive: a flush that finds another thread's post under way waits for it, so
+ * every receive a poller posted is on the device before that poller's next sends, whoever took it from the ring.
  *
  * <p>The limit ({@code srq_limit}) is armed on the device, which raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} as soon as
  * fewer receives than it remain; {@link DeviceEvents} routes that here and the limit is reported at once, with the
@@ -33,41 +32,28 @@ import org.slf4j.LoggerFactory;
  * counted) capped below the threshold, which the device has just said is true. Should the event not come, the
  * completion that brings the count below the threshold reports it. Either way once per arming.
  *
- * <p>Closing fails the posted receives with CANCELED and destroys the queue after its last QP, and after any post
- * under way: a post never reaches a destroyed queue. A QP that ends takes none of the other receives with it: the
- * device returns only the one it was filling, failed, on that QP's CQ.
+ * <p>Closing fails the posted receives with CANCELED and destroys the queue after its last QP; no native call reaches
+ * a destroyed queue. A QP that ends takes none of the other receives with it: the device returns only the one it was
+ * filling, failed, on that QP's CQ.
  */
 final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsSharedReceiveQueue.class);
-    /** The bit of {@link #posting} that says the queue is closed; the bits below count the native posts under way. */
-    private static final int CLOSED = Integer.MIN_VALUE;
-    /** Native chains kept for posts; a post that finds none makes one, and one given back to a full pool is dropped. */
-    private static final int SPARE_CHAINS = 4;
-    private static final VarHandle ARMED;
-
-    static {
-        try {
-            ARMED = MethodHandles.lookup().findVarHandle(VerbsSharedReceiveQueue.class, "armed", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** Spins on a receive another thread is publishing before each yield (see {@link #nextWaiting}). */
+    private static final int SPINS_BEFORE_YIELD = 64;
 
     private final VerbsDevice device;
     private final VerbsDomain domain;
     private final long handle;
     private final int depth;
-    private final int maxSge;
-    private final SharedReceiveQueueEvents events;
     private final SharedReceiveSlots slots;
     /** Slots whose receives wait for a native post, in posting order. */
     private final ManyToManyArrayQueue<Slot> waiting;
-    private final ManyToManyArrayQueue<ReceiveList> spareChains = new ManyToManyArrayQueue<>(SPARE_CHAINS);
-    /** {@link #CLOSED}, plus how many native posts are under way: the queue is destroyed when both allow it. */
-    private final AtomicInteger posting = new AtomicInteger();
-    private volatile int threshold;
-    @SuppressWarnings("unused") // through ARMED
-    private volatile boolean armed;
+    private final SharedReceiveQueueEvents events;
+    /** The chain of one native post. Guarded by this. */
+    private final ReceiveList chain;
+    /** The armed limit: a count below it is reported; 0 when none is armed. */
+    private final AtomicInteger armedLimit = new AtomicInteger();
+    private volatile boolean closed;
     /** Each loop's listing of this queue, replaced whole when a loop first posts here. */
     private volatile LoopListing[] listings = new LoopListing[0];
     /** QPs that take their receives from here. Guarded by this, as is {@link #destroyed}. */
@@ -80,10 +66,10 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
         this.domain = domain;
         this.handle = handle;
         this.depth = depth;
-        this.maxSge = maxSge;
         this.events = events;
         this.slots = new SharedReceiveSlots(depth);
         this.waiting = new ManyToManyArrayQueue<>(Math.max(2, depth));
+        this.chain = new ReceiveList(depth, maxSge, domain.emptySink());
     }
 
     /** The {@code struct ibv_srq *}. */
@@ -98,7 +84,7 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
 
     @Override
     public void post(WorkRequest receive) {
-        if (posting.get() < 0) {
+        if (closed) {
             receive.completion().failed(new RdmaException(Status.CANCELED, this + " was closed"));
             return;
         }
@@ -108,10 +94,10 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
                     + " receives posted already"));
             return;
         }
-        waiting.offer(slot); // never refused: no more slots are held than it has room for
-        if (posting.get() < 0) {
+        waiting.offer(slot); // never refused while open: no more slots are held than it has room for
+        if (closed) {
             // Closed meanwhile: the close's sweep of the table may have missed this slot; whoever empties it fails it.
-            WorkRequest mine = slots.release(slot);
+            WorkRequest mine = slots.retire(slot);
             if (mine != null) {
                 mine.completion().failed(new RdmaException(Status.CANCELED, this + " was closed"));
             }
@@ -126,60 +112,53 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
     }
 
     /**
-     * Posts the receives waiting so far, whichever poller added them, with one {@code ibv_post_srq_recv}; fails those
-     * the device refused. Returns how many it handed to the device.
+     * Posts the receives waiting so far, whichever poller added them, with one {@code ibv_post_srq_recv}, after any
+     * post another thread has under way; fails those the device refused. Returns how many it handed to the device.
      */
     int postWaiting() {
-        if (waiting.size() == 0) {
-            return 0;
-        }
-        if (posting.getAndIncrement() < 0) {
-            leavePost(); // closed: the close failed the waiting receives
-            return 0;
-        }
-        try {
-            ReceiveList chain = spareChains.poll();
-            if (chain == null) {
-                chain = new ReceiveList(depth, maxSge, domain.emptySink());
+        int count;
+        int rc;
+        synchronized (this) {
+            if (waiting.size() == 0 || closed) {
+                return 0; // a close failed the waiting receives
             }
             Slot slot;
-            while (chain.size() < depth && (slot = nextWaiting()) != null) {
+            while ((slot = nextWaiting()) != null) {
                 WorkRequest receive = slot.receive();
                 if (receive != null) { // else a close failed it
                     chain.write(receive, VerbsQueuePair.RECEIVE_ID | slot.index);
                 }
             }
-            int count = chain.size();
-            if (count > 0) {
-                int rc = NativeVerbs.postSrqRecv(handle, chain.address(), chain.badIndexAddress());
-                if (rc < 0) {
-                    failRefused(chain, chain.badIndex(), count, -rc);
-                }
+            count = chain.size();
+            rc = count > 0 ? NativeVerbs.postSrqRecv(handle, chain.address(), chain.badIndexAddress()) : 0;
+            if (rc < 0) {
+                failRefused(chain.badIndex(), count, -rc);
             }
             chain.clear();
-            spareChains.offer(chain);
-            return count;
-        } finally {
-            leavePost();
         }
+        return count;
     }
 
     /**
      * The oldest waiting slot, or null when none waits. A post between its claim in the ring and its publication is
-     * waited for, as a lock would: receives published behind it, perhaps by this loop before a Send, go with this post.
+     * waited for: receives published behind it, perhaps by this loop before a Send, go with this post.
      */
     private Slot nextWaiting() {
-        while (true) {
+        for (int spins = 0; ; spins++) {
             Slot slot = waiting.poll();
             if (slot != null || waiting.size() == 0) {
                 return slot;
             }
-            Thread.onSpinWait();
+            if (spins < SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield(); // the publisher may be an application thread the scheduler took off its core
+            }
         }
     }
 
     /** Frees the slots of chained receives {@code from} to {@code to}, which the device refused, and fails them. */
-    private void failRefused(ReceiveList chain, int from, int to, int errno) {
+    private void failRefused(int from, int to, int errno) {
         for (int i = from; i < to; i++) {
             WorkRequest receive = slots.release(slots.slot((int) chain.wrId(i)));
             if (receive != null) {
@@ -200,7 +179,8 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
             return null;
         }
         int left = slots.held();
-        if (left < threshold && (boolean) ARMED.getVolatile(this) && ARMED.compareAndSet(this, true, false)) {
+        int limit = armedLimit.get();
+        if (left < limit && armedLimit.compareAndSet(limit, 0)) {
             events.onLimitReached(left);
         }
         return receive;
@@ -210,21 +190,23 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
     @Override
     public void armLimit(int limit) {
         postWaiting();
-        if (posting.get() < 0) {
-            return;
-        }
-        threshold = limit;
-        ARMED.setVolatile(this, true);
-        // A take that brought the count below the limit before it was armed did not report it: report it here.
-        int now = slots.held();
-        if (now < limit && ARMED.compareAndSet(this, true, false)) {
-            NativeVerbs.modifySrqLimit(handle, 0); // an earlier arming's, if any
-            events.onLimitReached(now);
-            return;
-        }
-        int rc = NativeVerbs.modifySrqLimit(handle, limit);
-        if (rc < 0) {
-            LOG.warn("{}: arming the device's limit failed (errno {}); the completions report it instead", this, -rc);
+        synchronized (this) { // against a close destroying the queue under the native call
+            if (closed) {
+                return;
+            }
+            armedLimit.set(limit);
+            // A take that brought the count below the limit before it was armed did not report it: report it here.
+            int now = slots.held();
+            if (now < limit && armedLimit.compareAndSet(limit, 0)) {
+                NativeVerbs.modifySrqLimit(handle, 0); // an earlier arming's, if any
+                events.onLimitReached(now);
+                return;
+            }
+            int rc = NativeVerbs.modifySrqLimit(handle, limit);
+            if (rc < 0) {
+                LOG.warn("{}: arming the device's limit failed (errno {}); the completions report it instead", this,
+                        -rc);
+            }
         }
     }
 
@@ -241,14 +223,15 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
     }
 
     private void onLimitEvent() {
-        if (ARMED.compareAndSet(this, true, false)) { // else reported already, by a completion
-            events.onLimitReached(Math.min(slots.held(), threshold - 1));
+        int limit = armedLimit.get();
+        if (limit > 0 && armedLimit.compareAndSet(limit, 0)) { // else reported already, by a completion
+            events.onLimitReached(Math.min(slots.held(), limit - 1));
         }
     }
 
     /** A QP takes its receives from here from now on; false once the queue is closed. */
     synchronized boolean attach() {
-        if (posting.get() < 0) {
+        if (closed) {
             return false;
         }
         queuePairs++;
@@ -266,15 +249,16 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
     @Override
     public void close() {
         synchronized (this) {
-            if (posting.get() < 0) {
+            if (closed) {
                 return;
             }
-            posting.getAndAdd(CLOSED); // under this lock: attach sees it, and only one close sets it
+            closed = true;
         }
-        ARMED.setVolatile(this, false);
+        armedLimit.set(0);
+        // Retired, not freed: the device may still hold these receives and name their slots in a completion.
         RdmaException canceled = new RdmaException(Status.CANCELED, "the shared receive queue was closed");
         for (int i = 0; i < depth; i++) {
-            WorkRequest receive = slots.release(slots.slot(i));
+            WorkRequest receive = slots.retire(slots.slot(i));
             if (receive != null) {
                 receive.completion().failed(canceled);
             }
@@ -282,25 +266,18 @@ final class VerbsSharedReceiveQueue implements ProviderSharedReceiveQueue {
         destroyIfDone();
     }
 
-    /** Ends a native post; the last one after a close may destroy the queue. */
-    private void leavePost() {
-        if (posting.decrementAndGet() == CLOSED) {
-            destroyIfDone();
-        }
-    }
-
-    /** Destroys the queue once it is closed, no QP takes from it and no post is under way; once. */
+    /** Destroys the queue once it is closed and no QP takes from it; once. */
     private void destroyIfDone() {
-        synchronized (this) {
-            if (destroyed || posting.get() != CLOSED || queuePairs > 0) {
+        synchronized (this) { // held across the native call: no post or arming runs into it
+            if (destroyed || !closed || queuePairs > 0) {
                 return;
             }
             destroyed = true;
-        }
-        DeviceEvents.unwatch(this);
-        int rc = NativeVerbs.destroySrq(handle);
-        if (rc < 0) {
-            LOG.warn("{}: ibv_destroy_srq failed (errno {})", this, -rc);
+            DeviceEvents.unwatch(this);
+            int rc = NativeVerbs.destroySrq(handle);
+            if (rc < 0) {
+                LOG.warn("{}: ibv_destroy_srq failed (errno {})", this, -rc);
+            }
         }
         domain.letGo();
     }
