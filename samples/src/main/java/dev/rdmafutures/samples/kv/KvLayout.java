@@ -97,9 +97,11 @@ record KvLayout(int capacity, int maxValue) {
     String describe() {
         return inline()
                 ? String.format("values inline in %d-B index slots (up to %d B): one READ of %d slots over RDMA, "
-                        + "one request over TCP", slotBytes(), INLINE_MAX, NEIGHBOURHOOD)
-                : String.format("values over %d B in a heap, %d-B index slots: a READ of %d slots and one of the "
-                        + "record over RDMA, one request over TCP", INLINE_MAX, slotBytes(), NEIGHBOURHOOD);
+                        + "of the key's slot once the client knows it; one request over TCP", slotBytes(), INLINE_MAX,
+                        NEIGHBOURHOOD)
+                : String.format("values over %d B in a heap, %d-B index slots: a READ of %d slots (of the key's slot "
+                        + "once the client knows it) and one of the record over RDMA, one request over TCP",
+                        INLINE_MAX, slotBytes(), NEIGHBOURHOOD);
     }
 
     private static int slotBytes(int maxValue) {

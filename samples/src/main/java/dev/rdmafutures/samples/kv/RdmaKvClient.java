@@ -41,6 +41,15 @@ final class RdmaKvClient {
      */
     static RunResult run(RdmaRuntime runtime, InetSocketAddress server, LoadSpec spec, Expectations expectations,
                          IdleStrategy idle, RunControl control) throws Exception {
+        return run(runtime, server, spec, expectations, idle, control, new SlotCache(spec.keys()));
+    }
+
+    /**
+     * As {@link #run(RdmaRuntime, InetSocketAddress, LoadSpec, Expectations, IdleStrategy, RunControl)}, with the
+     * index slots {@code slotCache} knows (made for {@code spec}'s keys) rather than none.
+     */
+    static RunResult run(RdmaRuntime runtime, InetSocketAddress server, LoadSpec spec, Expectations expectations,
+                         IdleStrategy idle, RunControl control, SlotCache slotCache) throws Exception {
         List<CompletableFuture<RdmaConnection>> connecting = new ArrayList<>();
         for (int i = 0; i < spec.connections(); i++) {
             // A slot has one READ or Send outstanding at a time and each PUT one acknowledgement: depth = window.
@@ -62,7 +71,7 @@ final class RdmaKvClient {
             RunControl run = control != null ? control : new RunControl(spec);
             for (int i = 0; i < connections.size(); i++) {
                 clients.add(new RdmaKvConnection(runtime, connections.get(i), i, bootstrap, spec, run,
-                        expectations));
+                        expectations, slotCache));
             }
             clients.forEach(RdmaKvConnection::start);
             drive(runtime, clients, run, new Idler(idle, null));

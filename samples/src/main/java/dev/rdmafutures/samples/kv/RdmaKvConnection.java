@@ -20,8 +20,9 @@ import java.util.zip.CRC32C;
  * post and completion happens on the one thread that polls it ({@link RdmaKvClient}).
  *
  * <ul>
- *   <li>GET: READ a neighbourhood of index slots and find the key's ({@link IndexSlot#find}). Inline values are
- *       checked in the slot itself: one READ. Heap values take one scatter-gather READ of the record into a header
+ *   <li>GET: READ a neighbourhood of index slots and find the key's ({@link IndexSlot#find}); once the client knows
+ *       the key's slot ({@link SlotCache}), READ that one slot. Inline values are checked in the slot itself: one
+ *       READ. Heap values take one scatter-gather READ of the record into a header
  *       buffer and a payload buffer, checked against the slot. A torn slot is read again, a record that no longer
  *       matches its slot sends the GET back to the index.</li>
  *   <li>PUT: one Send gathered from a request header and the value, into the server's shared receive queue; done
@@ -53,6 +54,7 @@ final class RdmaKvConnection implements CompletionCallback {
     private final int valueSize;
     private final RunControl control;
     private final Expectations expectations;
+    private final SlotCache slotCache;
     private final LoadStats stats = new LoadStats();
     private final MemoryRegion meta;
     private final MemoryRegion data;
@@ -68,13 +70,14 @@ final class RdmaKvConnection implements CompletionCallback {
     private Status acknowledgementsLost;
 
     RdmaKvConnection(RdmaRuntime runtime, RdmaConnection connection, int number, Bootstrap server, LoadSpec spec,
-                     RunControl control, Expectations expectations) {
+                     RunControl control, Expectations expectations, SlotCache slotCache) {
         this.connection = connection;
         this.number = number;
         this.server = server;
         this.valueSize = spec.valueSize();
         this.control = control;
         this.expectations = expectations;
+        this.slotCache = slotCache;
         this.layout = new KvLayout(server.capacity(), server.maxValue());
         int window = spec.window();
         int neighbourhood = KvLayout.NEIGHBOURHOOD * layout.slotBytes();
@@ -221,6 +224,8 @@ final class RdmaKvConnection implements CompletionCallback {
         final ScatterGatherList segments = new ScatterGatherList(2);
         /** The slot's index buffer, a whole neighbourhood: what every index READ but one near the index's end fills. */
         final RegionSlice neighbourhoodSlice;
+        /** The start of the index buffer, one index slot long: what the READ of a known slot fills. */
+        final RegionSlice oneSlotSlice;
         final int neighbourhoodAt;
         final int headerAt;
         final int requestAt;
@@ -236,6 +241,8 @@ final class RdmaKvConnection implements CompletionCallback {
         int probe;
         int probed;
         int count;
+        /** The index READ under way is of the slot the cache knows for the key. */
+        boolean known;
         long version;
         int length;
         int recordCrc;
@@ -247,6 +254,7 @@ final class RdmaKvConnection implements CompletionCallback {
             this.workload = workload;
             this.neighbourhoodAt = metaAt;
             this.neighbourhoodSlice = meta.slice(metaAt, neighbourhood);
+            this.oneSlotSlice = meta.slice(metaAt, layout.slotBytes());
             this.headerAt = metaAt + neighbourhood;
             this.requestAt = headerAt + ValueRecord.HEADER_BYTES;
             this.payloadAt = dataAt;
@@ -266,18 +274,25 @@ final class RdmaKvConnection implements CompletionCallback {
             key = workload.nextKey();
             if (get) {
                 minVersion = expectations.acknowledgedVersion(key);
-                probe = layout.home(key);
-                probed = 0;
-                readIndex();
+                lookUp();
             } else {
                 put(workload.nextSeed());
             }
         }
 
+        /** Reads the key's slot where the cache knows it, else the neighbourhoods from the key's home on. */
+        private void lookUp() {
+            int slot = slotCache.slotOf(key);
+            known = slot >= 0;
+            probe = known ? slot : layout.home(key);
+            probed = 0;
+            readIndex();
+        }
+
         private void readIndex() {
-            count = Math.min(KvLayout.NEIGHBOURHOOD, layout.capacity() - probe);
+            count = known ? 1 : Math.min(KvLayout.NEIGHBOURHOOD, layout.capacity() - probe);
             reads++;
-            LocalBuffer into = count == KvLayout.NEIGHBOURHOOD ? neighbourhoodSlice
+            LocalBuffer into = count == KvLayout.NEIGHBOURHOOD ? neighbourhoodSlice : count == 1 ? oneSlotSlice
                     : segments.clear().add(meta, neighbourhoodAt, count * layout.slotBytes());
             posted(connection.read(into, server.index(), (long) probe * layout.slotBytes(), OperationFlags.NONE,
                     RdmaKvConnection.this, context(INDEX)));
@@ -289,6 +304,11 @@ final class RdmaKvConnection implements CompletionCallback {
                 return;
             }
             int at = IndexSlot.find(metaView, neighbourhoodAt, count, layout, key, crc);
+            if (known && (at == IndexSlot.MISSING || at == IndexSlot.FURTHER)) {
+                slotCache.forget(key); // cannot happen while the index never moves a key; search from home
+                lookUp();
+                return;
+            }
             switch (at) {
                 case IndexSlot.REREAD -> {
                     if (retry()) {
@@ -306,6 +326,9 @@ final class RdmaKvConnection implements CompletionCallback {
                     }
                 }
                 default -> {
+                    if (!known) {
+                        slotCache.remember(key, probe + (at - neighbourhoodAt) / layout.slotBytes());
+                    }
                     version = IndexSlot.version(metaView, at);
                     length = IndexSlot.length(metaView, at);
                     if (layout.inline()) {
@@ -338,9 +361,7 @@ final class RdmaKvConnection implements CompletionCallback {
             if (!ValueRecord.matches(metaView, headerAt, dataView, payloadAt, key, version, length, recordCrc,
                     crc)) {
                 if (retry()) { // overwritten or torn under the READ: the slot has moved on
-                    probe = layout.home(key);
-                    probed = 0;
-                    readIndex();
+                    lookUp();
                 }
                 return;
             }
