@@ -15,9 +15,10 @@ def kv_markdown(path):
     lines = ["## KV service (bin/kv)", "",
              f"`bin/kv {' '.join(kv['args'])}` (KvBench): a remote-memory key-value service over soft on loopback, "
              "a GET one-sided READs of the key's index neighbourhood, or of its slot once the client knows it (and "
-             "of the record when its value is not inline), a PUT a Send into a shared receive queue, beside its TCP twin (Java NIO) serving the same "
-             "table; the two ran one after the other. Its header (the load, the GET path, each service's client and "
-             "server thread and how each waits) and its table, as bin/kv printed them:", "",
+             "of the record when its value is not inline), a PUT a Send into a shared receive queue, beside its "
+             "TCP twin (Java NIO) serving the same table; the two ran one after the other. Its header (the load, "
+             "the GET path, each service's client and server thread and how each waits) and its table, as bin/kv "
+             "printed them:", "",
              "```", *kv["header"], "```", "",
              "| service | ops/s | p50 us | p99 us | p99.9 us | GETs | trips/GET | PUTs | torn reads |",
              "|---|---|---|---|---|---|---|---|---|"]

@@ -12,9 +12,10 @@ import java.util.Locale;
  * A remote-memory key-value service of the kind RDMA papers build (Pilaf, FaRM), loaded over RDMA and, in the same
  * run, over plain TCP with the same framing and the same table ({@link KvStore}). GET is one-sided: values of up to
  * {@value KvLayout#INLINE_MAX} bytes live inline in their index slots, so one READ of the key's neighbourhood
- * answers it, and once the client knows the key's slot ({@link SlotCache}) one READ of that slot; larger ones take a second, scatter-gather READ of the record into a header and a payload buffer. What
- * is read is self-verified by checksums and read again when torn; the server's CPU takes no part. The TCP twin
- * answers a GET with the same slot or record, checked the same way. PUT is two-sided: a Send gathered from a header
+ * answers it, and once the client knows the key's slot ({@link SlotCache}) one READ of that slot; larger ones take a
+ * second, scatter-gather READ of the record into a header and a payload buffer. What is read is self-verified by
+ * checksums and read again when torn; the server's CPU takes no part. The TCP twin answers a GET with the same slot
+ * or record, checked the same way. PUT is two-sided: a Send gathered from a header
  * and the value into the server's shared receive queue, acknowledged by a small Send. Each service has one client
  * thread, the load thread, which polls without blocking ({@code --client-idle}), and one server thread, which waits
  * as {@code --idle} says ({@link Waiting}); the header states both for each service. Prints throughput, latency

@@ -10,16 +10,17 @@ import java.util.zip.CRC32C;
  * <p>The <b>index</b> is an open-addressing hash table of {@code capacity} {@link IndexSlot slots} (linear probing,
  * never more than half full, never deleted from): a key's slot is at or after its {@link #home(long) home}, before
  * the first empty slot. A client reads {@value #NEIGHBOURHOOD} slots at a time, so one READ nearly always finds the
- * key.
+ * key; a key never moves, so once a client found it, it reads that one slot ({@link SlotCache}).
  *
  * <p>Values of at most {@value #INLINE_MAX} bytes live <b>inline</b> in their slot (FaRM): the slot CRC covers the
- * value too, a PUT rewrites the slot in place, and a GET is that one READ. At the bound that READ moves 8.4 KB,
- * which on a 100 Gb/s adapter takes less time than the round trip it saves (~0.7 us against ~2 us; on soft over
- * loopback 1 KiB measured about even with two READs); beyond it each GET would move ever more of its neighbours'
- * values for the one it wants (at bin/kv's largest value, 1 MiB, 8 MiB per GET). Larger values live in a <b>heap</b> instead, two extents per key of {@link #extentBytes()} bytes, each
- * a {@link ValueRecord}: a PUT writes the extent the slot does not point to and then the slot, so a reader that saw
- * the old slot still finds the old record intact, and one that mixed old and new bytes fails a checksum. A GET is
- * then two READs.
+ * value too, a PUT rewrites the slot in place, and a GET is that one READ. At the bound a neighbourhood READ (a
+ * key's first GET) moves 8.4 KB, which on a 100 Gb/s adapter takes less time than the round trip it saves (~0.7 us
+ * against ~2 us; on soft over loopback 1 KiB measured about even with two READs); beyond it each first GET would
+ * move ever more of its neighbours' values for the one it wants (at bin/kv's largest value, 1 MiB, 8 MiB), and every
+ * index slot would be as large. Larger values live in a <b>heap</b> instead, two extents per key of
+ * {@link #extentBytes()} bytes, each a {@link ValueRecord}: a PUT writes the extent the slot does not point to and
+ * then the slot, so a reader that saw the old slot still finds the old record intact, and one that mixed old and new
+ * bytes fails a checksum. A GET is then two READs.
  *
  * @param capacity the number of index slots, a power of two
  * @param maxValue the largest value in bytes

@@ -222,7 +222,7 @@ final class RdmaKvConnection implements CompletionCallback {
         final Workload workload;
         /** The slot's spans of varying length: a record READ's two, a PUT's two, a short index READ's one. */
         final ScatterGatherList segments = new ScatterGatherList(2);
-        /** The slot's index buffer, a whole neighbourhood: what every index READ but one near the index's end fills. */
+        /** The slot's index buffer, a whole neighbourhood: what a search's READ fills unless near the index's end. */
         final RegionSlice neighbourhoodSlice;
         /** The start of the index buffer, one index slot long: what the READ of a known slot fills. */
         final RegionSlice oneSlotSlice;
@@ -282,7 +282,7 @@ final class RdmaKvConnection implements CompletionCallback {
 
         /** Reads the key's slot where the cache knows it, else the neighbourhoods from the key's home on. */
         private void lookUp() {
-            int slot = slotCache.slotOf(key);
+            int slot = slotCache.slotOf(key, layout.capacity());
             known = slot >= 0;
             probe = known ? slot : layout.home(key);
             probed = 0;

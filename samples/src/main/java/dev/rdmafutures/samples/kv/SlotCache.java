@@ -10,11 +10,13 @@ import java.util.Arrays;
  * another key sends the GET back to the key's home. Client-side caching of the server's index is how RDMA key-value
  * stores spare round trips and bytes (Pilaf, FaRM).
  *
- * <p>Confined to the client's one thread ({@link RdmaKvClient}). Keys are the workload's, {@code 0} to {@code keys - 1}.
+ * <p>Confined to the client's one thread ({@link RdmaKvClient}). Keys are the workload's, {@code 0} to
+ * {@code keys - 1}; a slot is known only below the index's capacity.
  */
 final class SlotCache {
     private static final int UNKNOWN = -1;
     private final int[] slots;
+    private long hits;
 
     /** For keys {@code 0} to {@code keys - 1}. */
     SlotCache(int keys) {
@@ -22,9 +24,21 @@ final class SlotCache {
         Arrays.fill(slots, UNKNOWN);
     }
 
-    /** {@code key}'s slot, or -1 when not known. */
-    int slotOf(long key) {
-        return key >= 0 && key < slots.length ? slots[(int) key] : UNKNOWN;
+    /** {@code key}'s slot, or -1 when not known, in an index of {@code capacity} slots. */
+    int slotOf(long key, int capacity) {
+        int slot = key >= 0 && key < slots.length ? slots[(int) key] : UNKNOWN;
+        if (slot >= capacity) {
+            return UNKNOWN; // learnt from another server's index
+        }
+        if (slot >= 0) {
+            hits++;
+        }
+        return slot;
+    }
+
+    /** How many lookups found the key's slot known. */
+    long hits() {
+        return hits;
     }
 
     /** {@code key} was found in {@code slot}. */

@@ -114,7 +114,7 @@ class KvServiceTest {
         for (int key = 0; key < keys; key++) {
             misinformed.remember(key, key % 2 == 0 ? slotOf(store, (key + 1) % keys) / layout.slotBytes() : empty);
         }
-        // 40 random GETs per key: every key is read (a key left out has a chance of 40 * e^-40).
+        // 40 GETs per key, of random keys from a fixed seed: every key is read.
         LoadSpec everyKey = new LoadSpec(1, 1, keys, VALUE, 1, Duration.ZERO, Duration.ZERO, 40L * keys, 3);
         RdmaRuntime serverRuntime = RdmaRuntime.builder().pollerThreads(1).build();
         try (RdmaKvServer server = new RdmaKvServer(serverRuntime, new InetSocketAddress(LOOPBACK, 0), store, 16);
@@ -124,14 +124,17 @@ class KvServiceTest {
             assertThat(run.failure()).isNull();
             assertThat(run.gets()).isEqualTo(40L * keys);
             for (int key = 0; key < keys; key++) {
-                assertThat(misinformed.slotOf(key)).as("key %d's slot", key)
+                assertThat(misinformed.slotOf(key, layout.capacity())).as("key %d's slot", key)
                         .isEqualTo(slotOf(store, key) / layout.slotBytes());
             }
 
+            long hitsBefore = misinformed.hits();
             RunResult again = RdmaKvClient.run(client, server.address(), everyKey, new Expectations(keys),
                     IdleStrategy.YIELD, null, misinformed);
             assertThat(again.failure()).isNull();
             assertThat(again.getTrips()).as("one READ per GET once every slot is known").isEqualTo(again.gets());
+            assertThat(misinformed.hits() - hitsBefore).as("GETs that READ only the key's slot")
+                    .isEqualTo(again.gets());
         }
     }
 
@@ -146,8 +149,8 @@ class KvServiceTest {
         assertThat(status).as(out).isZero();
         assertThat(out).contains("RDMA: soft/").contains("RDMA/TCP").contains("RDMA: every value read was checked: OK")
                 .contains("TCP: every value read was checked: OK")
-                .contains("GET: values inline in 72-B index slots (up to 1024 B): one READ of 8 slots over RDMA, of the "
-                        + "key's slot once the client knows it; one request over TCP")
+                .contains("GET: values inline in 72-B index slots (up to 1024 B): one READ of 8 slots over RDMA, of "
+                        + "the key's slot once the client knows it; one request over TCP")
                 .contains("RDMA: client thread: the load thread, polling its application-driven runtime (idle YIELD)\n"
                         + "        server thread: the server runtime's one poller (idle BACKOFF)")
                 .contains("TCP:  client thread: the load thread, polling its selector with selectNow (idle YIELD)\n"
