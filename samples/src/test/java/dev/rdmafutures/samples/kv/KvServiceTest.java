@@ -96,15 +96,47 @@ class KvServiceTest {
         }
     }
 
+    /** As {@link #aTornSlotIsReadAgainAndNeverAccepted}, for a GET that starts from the key's known slot. */
+    @Test
+    void aTornKnownSlotIsReadAgainAndNeverAccepted() throws Exception {
+        KvStore store = KvStore.preloaded(KEYS, VALUE);
+        LoadSpec oneGet = new LoadSpec(1, 1, 1, VALUE, 1, Duration.ZERO, Duration.ZERO, 1, 1); // key 0
+        int slotAt = slotOf(store, 0);
+        int valueByte = slotAt + IndexSlot.HEADER_BYTES + 20;
+        SlotCache known = new SlotCache(1);
+        known.remember(0, slotAt / store.layout().slotBytes());
+        RdmaRuntime serverRuntime = RdmaRuntime.builder().pollerThreads(1).idleStrategy(IdleStrategy.YIELD).build();
+        try (RdmaKvServer server = new RdmaKvServer(serverRuntime, new InetSocketAddress(LOOPBACK, 0), store, 1);
+             RdmaRuntime client = RdmaRuntime.builder().pollerThreads(0).build()) {
+            store.index().put(valueByte, (byte) ~store.index().get(valueByte));
+            RunResult torn = RdmaKvClient.run(client, server.address(), oneGet, new Expectations(1),
+                    IdleStrategy.YIELD, null, known);
+            assertThat(torn.failure()).contains("read nothing consistent");
+            assertThat(torn.tornReads()).isEqualTo(RdmaKvConnection.MAX_RETRIES + 1);
+            assertThat(torn.gets()).isZero();
+            assertThat(known.hits()).as("the GET started from the known slot").isEqualTo(1);
+
+            store.index().put(valueByte, (byte) ~store.index().get(valueByte));
+            RunResult whole = RdmaKvClient.run(client, server.address(), oneGet, new Expectations(1),
+                    IdleStrategy.YIELD, null, known);
+            assertThat(whole.failure()).isNull();
+            assertThat(whole.gets()).isEqualTo(1);
+            assertThat(whole.getTrips()).isEqualTo(1);
+            assertThat(known.hits()).isEqualTo(2);
+        }
+    }
+
     /**
      * A client that believes every key lives in another key's slot, or in an empty one, still returns every value
-     * right: the one-slot READ finds another key or none there, and the GET searches from the key's home. What it
-     * then knows is the truth, so the next GET of each key is one READ of one slot.
+     * right, inline or in the heap: the one-slot READ finds another key or none there, and the GET searches from the
+     * key's home. What it then knows is the truth, so the next GET of each key READs only the key's slot (and, for a
+     * value in the heap, its record).
      */
-    @Test
-    void aGetWhoseKnownSlotHoldsAnotherKeySearchesFromItsHome() throws Exception {
+    @ParameterizedTest
+    @ValueSource(ints = {VALUE, KvLayout.INLINE_MAX + 1})
+    void aGetWhoseKnownSlotHoldsAnotherKeySearchesFromItsHome(int valueSize) throws Exception {
         int keys = 40;
-        KvStore store = KvStore.preloaded(keys, VALUE);
+        KvStore store = KvStore.preloaded(keys, valueSize);
         KvLayout layout = store.layout();
         int empty = 0;
         while (IndexSlot.version(store.index(), empty * layout.slotBytes()) != 0) {
@@ -115,7 +147,7 @@ class KvServiceTest {
             misinformed.remember(key, key % 2 == 0 ? slotOf(store, (key + 1) % keys) / layout.slotBytes() : empty);
         }
         // 40 GETs per key, of random keys from a fixed seed: every key is read.
-        LoadSpec everyKey = new LoadSpec(1, 1, keys, VALUE, 1, Duration.ZERO, Duration.ZERO, 40L * keys, 3);
+        LoadSpec everyKey = new LoadSpec(1, 1, keys, valueSize, 1, Duration.ZERO, Duration.ZERO, 40L * keys, 3);
         RdmaRuntime serverRuntime = RdmaRuntime.builder().pollerThreads(1).build();
         try (RdmaKvServer server = new RdmaKvServer(serverRuntime, new InetSocketAddress(LOOPBACK, 0), store, 16);
              RdmaRuntime client = RdmaRuntime.builder().pollerThreads(0).build()) {
@@ -132,7 +164,8 @@ class KvServiceTest {
             RunResult again = RdmaKvClient.run(client, server.address(), everyKey, new Expectations(keys),
                     IdleStrategy.YIELD, null, misinformed);
             assertThat(again.failure()).isNull();
-            assertThat(again.getTrips()).as("one READ per GET once every slot is known").isEqualTo(again.gets());
+            int readsPerGet = layout.inline() ? 1 : 2;
+            assertThat(again.getTrips()).as("READs once every slot is known").isEqualTo(readsPerGet * again.gets());
             assertThat(misinformed.hits() - hitsBefore).as("GETs that READ only the key's slot")
                     .isEqualTo(again.gets());
         }
