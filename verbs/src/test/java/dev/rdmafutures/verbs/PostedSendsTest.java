@@ -2,9 +2,6 @@ package dev.rdmafutures.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rdmafutures.spi.ProviderRegion;
-import dev.rdmafutures.spi.ProviderWindow;
-import dev.rdmafutures.spi.WorkCompletion;
 import dev.rdmafutures.spi.WorkRequest;
 import org.junit.jupiter.api.Test;
 
@@ -15,67 +12,14 @@ import org.junit.jupiter.api.Test;
 class PostedSendsTest {
     private static final int REM_ACCESS_ERR = VerbsErrors.WC_REM_ACCESS_ERR;
 
-    /** A request that is nothing but its name. */
-    private record Named(String name) implements WorkRequest {
-        @Override
-        public Kind kind() {
-            return Kind.WRITE;
-        }
-
-        @Override
-        public int segmentCount() {
-            return 0;
-        }
-
-        @Override
-        public ProviderRegion region(int index) {
-            return null;
-        }
-
-        @Override
-        public int offset(int index) {
-            return 0;
-        }
-
-        @Override
-        public int segmentLength(int index) {
-            return 0;
-        }
-
-        @Override
-        public int length() {
-            return 0;
-        }
-
-        @Override
-        public long remoteAddress() {
-            return 0;
-        }
-
-        @Override
-        public int remoteToken() {
-            return 0;
-        }
-
-        @Override
-        public int flags() {
-            return 0;
-        }
-
-        @Override
-        public ProviderWindow window() {
-            return null;
-        }
-
-        @Override
-        public WorkCompletion completion() {
-            return null;
-        }
+    /** A WRITE that is nothing but its name. */
+    private static NamedRequest named(String name) {
+        return new NamedRequest(WorkRequest.Kind.WRITE, name);
     }
 
     private static long post(PostedSends sends, String name, int sequence) {
         long id = sends.nextId(sequence);
-        sends.add(new Named(name), sequence, sequence * 3);
+        sends.add(named(name), sequence, sequence * 3);
         return id;
     }
 
@@ -89,10 +33,10 @@ class PostedSendsTest {
         assertThat(sends.complete(read, false, VerbsErrors.WC_SUCCESS, 0)).isTrue();
         assertThat(sends.oldestSucceeded()).isTrue();
         assertThat(sends.oldestToken()).as("the token it was added with").isEqualTo(21);
-        assertThat(sends.poll()).isEqualTo(new Named("read"));
+        assertThat(sends.poll()).isEqualTo(named("read"));
         assertThat(sends.oldestSucceeded()).isTrue();
         assertThat(sends.oldestToken()).isEqualTo(24);
-        assertThat(sends.poll()).isEqualTo(new Named("write"));
+        assertThat(sends.poll()).isEqualTo(named("write"));
         assertThat(sends.poll()).isNull();
     }
 
@@ -118,15 +62,15 @@ class PostedSendsTest {
         post(sends, "posted", 1);
         long refused = post(sends, "refused", 2);
         post(sends, "behind", 3);
-        assertThat(sends.removeNewest(2)).containsExactly(new Named("refused"), new Named("behind"));
+        assertThat(sends.removeNewest(2)).containsExactly(named("refused"), named("behind"));
         // A part of the refused READ that reached the device matches nothing, neither now nor once its slot is
         // taken again.
         assertThat(sends.complete(refused, true, REM_ACCESS_ERR, 0)).isFalse();
         long next = post(sends, "next", 4);
         assertThat(next & 0xFF_FFFF).isEqualTo(refused & 0xFF_FFFF);
         assertThat(sends.complete(refused, true, REM_ACCESS_ERR, 0)).isFalse();
-        assertThat(sends.poll()).isEqualTo(new Named("posted"));
-        assertThat(sends.poll()).isEqualTo(new Named("next"));
+        assertThat(sends.poll()).isEqualTo(named("posted"));
+        assertThat(sends.poll()).isEqualTo(named("next"));
         assertThat(sends.poll()).isNull();
     }
 
@@ -136,7 +80,7 @@ class PostedSendsTest {
         for (int i = 0; i < 5; i++) {
             long id = post(sends, "op" + i, 100 + i);
             assertThat(sends.complete(id, false, VerbsErrors.WC_SUCCESS, 0)).isTrue();
-            assertThat(sends.poll()).isEqualTo(new Named("op" + i));
+            assertThat(sends.poll()).isEqualTo(named("op" + i));
         }
     }
 }

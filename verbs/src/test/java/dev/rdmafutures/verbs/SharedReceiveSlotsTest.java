@@ -2,9 +2,6 @@ package dev.rdmafutures.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rdmafutures.spi.ProviderRegion;
-import dev.rdmafutures.spi.ProviderWindow;
-import dev.rdmafutures.spi.WorkCompletion;
 import dev.rdmafutures.spi.WorkRequest;
 import dev.rdmafutures.verbs.SharedReceiveSlots.Slot;
 import java.util.HashSet;
@@ -28,19 +25,19 @@ class SharedReceiveSlotsTest {
         Set<Integer> indexes = new HashSet<>();
         Slot[] claimed = new Slot[3];
         for (int i = 0; i < 3; i++) {
-            claimed[i] = table.claim(new Receive(i));
+            claimed[i] = table.claim(receive(i));
             assertThat(claimed[i]).as("claim %d", i).isNotNull();
-            assertThat(claimed[i].receive()).isEqualTo(new Receive(i));
+            assertThat(claimed[i].receive()).isEqualTo(receive(i));
             assertThat(table.slot(claimed[i].index)).isSameAs(claimed[i]);
             indexes.add(claimed[i].index);
         }
         assertThat(indexes).containsExactlyInAnyOrder(0, 1, 2);
         assertThat(table.held()).isEqualTo(3);
-        assertThat(table.claim(new Receive(3))).as("full").isNull();
-        assertThat(table.release(claimed[1])).isEqualTo(new Receive(1));
+        assertThat(table.claim(receive(3))).as("full").isNull();
+        assertThat(table.release(claimed[1])).isEqualTo(receive(1));
         assertThat(table.release(claimed[1])).as("released already").isNull();
         assertThat(table.held()).isEqualTo(2);
-        assertThat(table.claim(new Receive(4))).isSameAs(claimed[1]);
+        assertThat(table.claim(receive(4))).isSameAs(claimed[1]);
         assertThat(table.slot(-1)).isNull();
         assertThat(table.slot(3)).isNull();
     }
@@ -50,7 +47,7 @@ class SharedReceiveSlotsTest {
     void aReleaseRaceHasOneWinner() throws Exception {
         SharedReceiveSlots table = new SharedReceiveSlots(1);
         for (int round = 0; round < 2_000; round++) {
-            Receive receive = new Receive(round);
+            NamedRequest receive = receive(round);
             Slot slot = table.claim(receive);
             assertThat(slot).isNotNull();
             CountDownLatch start = new CountDownLatch(1);
@@ -93,7 +90,7 @@ class SharedReceiveSlotsTest {
             threads[t] = new Thread(() -> {
                 try {
                     start.await();
-                    Receive mine = new Receive(me);
+                    NamedRequest mine = receive(me);
                     for (int i = 0; i < rounds && failure.get() == null; i++) {
                         Slot slot = table.claim(mine);
                         if (slot == null) {
@@ -124,60 +121,7 @@ class SharedReceiveSlotsTest {
     }
 
     /** A receive as the core hands one over; only its identity matters here. */
-    private record Receive(int id) implements WorkRequest {
-        @Override
-        public Kind kind() {
-            return Kind.RECEIVE;
-        }
-
-        @Override
-        public int segmentCount() {
-            return 0;
-        }
-
-        @Override
-        public ProviderRegion region(int index) {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public int offset(int index) {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public int segmentLength(int index) {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public int length() {
-            return 0;
-        }
-
-        @Override
-        public long remoteAddress() {
-            return 0;
-        }
-
-        @Override
-        public int remoteToken() {
-            return 0;
-        }
-
-        @Override
-        public int flags() {
-            return 0;
-        }
-
-        @Override
-        public ProviderWindow window() {
-            return null;
-        }
-
-        @Override
-        public WorkCompletion completion() {
-            return null;
-        }
+    private static NamedRequest receive(int id) {
+        return new NamedRequest(WorkRequest.Kind.RECEIVE, "receive " + id);
     }
 }
