@@ -30,11 +30,22 @@ echo "$pair_out"
 FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Djava.library.path=$PWD/verbs/target/native"
 guess=0
 guess_out=""
+# A JVM that multi-threaded TCG crashed (SIGSEGV or SIGILL in freshly compiled code, about one JVM run in ten here:
+# see bench-vm.sh's java_run) is run again, up to three times; any other failure is not.
 for dev in rxe siw; do
-  one=$(RXEVM_QUIET=1 RXEVM_DEV=$dev testcontainers-rxe/vm/rdma-vm run "java -cp $PWD/$S/classes:$(cat $S/vm.classpath) \
-    $FLAGS -Dprovider=verbs -Ddevice=${dev}0 -Daddress=10.0.2.15 dev.rdmafutures.samples.TokenGuessing 10 1000 \
-    /tmp/token-guessing.log" 2>&1) || guess=1
-  echo "$one"
+  for attempt in 1 2 3; do
+    rc=0
+    one=$(RXEVM_QUIET=1 RXEVM_DEV=$dev testcontainers-rxe/vm/rdma-vm run "java -cp $PWD/$S/classes:$(cat $S/vm.classpath) \
+      $FLAGS -Dprovider=verbs -Ddevice=${dev}0 -Daddress=10.0.2.15 dev.rdmafutures.samples.TokenGuessing 10 1000 \
+      /tmp/token-guessing.log" 2>&1) || rc=$?
+    echo "$one"
+    if [ $rc != 0 ] && [ $attempt -lt 3 ] && echo "$one" | grep -q 'A fatal error has been detected'; then
+      echo "faults-vm: TokenGuessing on ${dev}0: the JVM crashed (TCG); running it again (attempt $attempt of 3)" >&2
+      continue
+    fi
+    [ $rc = 0 ] || guess=1
+    break
+  done
   guess_out+=$(echo "$one" | grep -a -E '^(token guessing|without|with |the standard)')$'\n'
 done
 vm=$(echo "$pair_out" | sed -n 's/.*VM-INFO //p' | head -1)
@@ -68,9 +79,11 @@ mkdir -p docs/reliability
   echo "## A hostile peer guessing tokens on verbs (10 s a run; samples: TokenGuessing)"
   echo
   echo "As bin/faults' soft section, on verbs in one VM each: the attacker is given every region's address and guesses"
-  echo "rkeys at random. verbs reports no faults to the PeerFaultPolicy (rxe and siw raise no event on the side whose"
-  echo "memory was refused), so its run is the undefended one again; a protection domain per connection holds by"
-  echo "construction. Under TCG emulation the rates are the emulator's, not a device's."
+  echo "rkeys at random. On rxe0 the server counts each refused guess against the attacker's address (rxe leaves the"
+  echo "refusing side's QP in the error state, which the connection reads at the peer's disconnect), so the standard"
+  echo "policy holds it off as on soft; siw tells its host nothing that tells, so there the policy's run is the"
+  echo "undefended one again. A protection domain per connection holds by construction on both. Under TCG emulation"
+  echo "the rates are the emulator's, not a device's."
   echo
   echo '```'
   printf '%s' "$guess_out"
