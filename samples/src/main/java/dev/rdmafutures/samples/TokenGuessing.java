@@ -1,6 +1,7 @@
 package dev.rdmafutures.samples;
 
 import dev.rdmafutures.Access;
+import dev.rdmafutures.AdapterInfo;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.PeerFaultPolicy;
@@ -77,14 +78,30 @@ public final class TokenGuessing {
                 System.out);
         PeerFaultPolicy standard = PeerFaultPolicy.standard();
         double lastingRate = standard.maxFaults() / (double) standard.window().toSeconds();
-        if (PROVIDER.equals("soft")) {
+        AdapterInfo adapter = adapter();
+        if (reportsPeerFaults(adapter)) {
             System.out.printf("the standard policy's lasting rate: %d guesses per %s, so a first hit expected after "
                     + "%.1f years%n", standard.maxFaults(), standard.window(),
                     Math.pow(2, 32) / (reachable(regions) * lastingRate) / SECONDS_PER_YEAR);
         } else {
-            System.out.println("the standard policy never engages here: " + PROVIDER + " reports no peer faults");
+            System.out.println("the standard policy never engages here: " + adapter.deviceName() + " ("
+                    + adapter.transport() + ") tells its host nothing of a request it refused");
         }
         System.exit(sound ? 0 : 1);
+    }
+
+    private static AdapterInfo adapter() {
+        try (RdmaRuntime runtime = runtime("adapter-").build()) {
+            return runtime.adapterInfo();
+        }
+    }
+
+    /**
+     * Whether the provider counts refused requests against the peer: soft does; verbs on InfiniBand and RoCE, whose
+     * responder QP breaks on a refusal; not verbs on iWARP (siw), which reports nothing that tells.
+     */
+    private static boolean reportsPeerFaults(AdapterInfo adapter) {
+        return adapter.providerName().equals("soft") || adapter.transport() != AdapterInfo.Transport.IWARP;
     }
 
     private static InetAddress address(String name) {

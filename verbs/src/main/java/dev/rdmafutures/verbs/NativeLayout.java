@@ -104,6 +104,7 @@ final class NativeLayout {
 
     /** {@code NativeVerbs.queryQp}'s record. */
     static final class QpInfo {
+        static final int STATE = 0;
         static final int QP_NUMBER = 4;
         static final int MAX_RD_ATOMIC = 28;
         static final int MAX_DEST_RD_ATOMIC = 29;

@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * What {@code ibv_query_qp} says of a QP: its number, the read limits, the retry budget and the RNR timer the device
+ * What {@code ibv_query_qp} says of a QP: its state, its number, the read limits, the retry budget and the RNR timer the device
  * applied.
  */
 final class QpQuery {
@@ -23,6 +23,13 @@ final class QpQuery {
             throw new IOException("ibv_query_qp failed (errno " + -rc + ")");
         }
         return info.getInt(QpInfo.QP_NUMBER);
+    }
+
+    /** The state of QP {@code handle} ({@code enum ibv_qp_state}), or a negative errno when the query failed. */
+    static int state(long handle) {
+        ByteBuffer info = record();
+        int rc = NativeVerbs.queryQp(handle, MemoryUtils.getAddress(info));
+        return rc < 0 ? rc : info.getInt(QpInfo.STATE);
     }
 
     /** The read limits, retry budget and RNR timer QP {@code handle} runs with, for the debug log. */

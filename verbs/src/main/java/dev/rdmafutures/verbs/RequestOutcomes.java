@@ -30,6 +30,8 @@ final class RequestOutcomes {
     private RdmaException terminatedBy;
     /** The local failure (port, QP, CQ, device) that ended the connection: requests flushed after it fail with it. */
     private RdmaException failedBy;
+    /** Whether a request of this QP failed other than flushed: a cause this side saw, whoever made it. */
+    private boolean failedUnflushed;
 
     RequestOutcomes(VerbsConnection connection, VerbsSharedReceiveQueue sharedQueue,
                     ConnectionEvents connectionEvents, VerbsDevice device, VerbsWindows windows, int initiatorDepth) {
@@ -76,6 +78,7 @@ final class RequestOutcomes {
     /** A send-queue completion: reports the oldest requests done, in posting order. */
     void onSendCompletion(long wrId, boolean part, int status, int vendorError) {
         if (!sends.complete(wrId, part, status, vendorError)) {
+            failedUnflushed |= isUnflushedFailure(status);
             return; // a part of a READ whose post failed half-way: the READ failed then
         }
         while (sends.oldestDone()) {
@@ -102,6 +105,7 @@ final class RequestOutcomes {
     void onReceiveCompletion(int slot, int status, int vendorError, int bytes, int flags, int token) {
         WorkRequest request = sharedQueue != null ? sharedQueue.take(slot) : receiveQueue.poll();
         if (request == null) {
+            failedUnflushed |= isUnflushedFailure(status);
             return; // the shared receive queue was closed and failed it already
         }
         if (sharedQueue != null) {
@@ -147,6 +151,7 @@ final class RequestOutcomes {
             flushedEarly.add(request);
             return;
         }
+        failedUnflushed |= isUnflushedFailure(status);
         if (flushed || !connection.isEstablished()) {
             request.completion().failed(flushed());
             return;
@@ -166,6 +171,10 @@ final class RequestOutcomes {
         connection.onTerminated();
     }
 
+    private static boolean isUnflushedFailure(int status) {
+        return status != VerbsErrors.WC_SUCCESS && status != VerbsErrors.WC_WR_FLUSH_ERR;
+    }
+
     private void releaseSilent() {
         WorkRequest silent;
         while ((silent = heldSilent.poll()) != null) {
@@ -176,6 +185,14 @@ final class RequestOutcomes {
     /** Whether a remote error broke the connection. */
     boolean isTerminated() {
         return terminatedBy != null;
+    }
+
+    /**
+     * Whether every request that failed was flushed and no local failure was recorded: if the QP broke anyway, the
+     * device broke it for something the peer sent.
+     */
+    boolean onlyFlushed() {
+        return !failedUnflushed && failedBy == null && terminatedBy == null;
     }
 
     /** Records the local failure that ends the connection, for every request not yet completed. */

@@ -47,6 +47,7 @@ final class VerbsConnection implements ProviderConnection {
     private DisconnectReason disconnectReason;
     private boolean closing;
     private boolean released;
+    private PeerRefusals peerRefusals;
 
     /** A connection of {@code id}, whose CM events {@code loop} routes here from now on. */
     VerbsConnection(VerbsEventLoop loop, RdmaCmId id, ConnectionLifecycle lifecycle) {
@@ -118,6 +119,7 @@ final class VerbsConnection implements ProviderConnection {
         port = loop.portOf(idHandle);
         queuePair = new VerbsQueuePair(this, loop, detached, depths, (VerbsDomain) domain,
                 (VerbsSharedReceiveQueue) sharedQueue, events);
+        peerRefusals = new PeerRefusals(queuePair, loop.device().adapterInfo().transport());
         queuePair.open(idHandle);
         return queuePair;
     }
@@ -246,6 +248,9 @@ final class VerbsConnection implements ProviderConnection {
         deadline = loop.poller().schedule(loop.device().config().disconnectTimeout(), () -> {
             deadline = null;
             if (lifecycle.isEstablished()) {
+                if (peerRefusals.brokenNow()) { // the flushed requests' completions were drained by now
+                    peerRefusals.onBroken(loop, remoteAddress, this, "and its requests flushed with no cause");
+                }
                 disconnectReason = DisconnectReason.CONNECTION_RESET;
                 beginDisconnect();
             }
@@ -272,6 +277,9 @@ final class VerbsConnection implements ProviderConnection {
         if (event.isQueuePairError()) {
             loop.device().peerFaultLog().fault(remoteAddress, loop.poller().nanoTime(), loop.device().adapterInfo()
                     .deviceName() + ": " + event + " on connection " + this + ": " + event.consequence());
+            if (lifecycle.isEstablished()) {
+                peerRefusals.onQueuePairEvent(event, loop, remoteAddress, this);
+            }
         }
         if (!event.isQueuePairError() || lifecycle.isEstablishing()) {
             endOnDeviceFailure(failure);
@@ -332,15 +340,27 @@ final class VerbsConnection implements ProviderConnection {
     }
 
     private void onDisconnectedEvent() {
+        boolean brokenBeforeDisconnect = lifecycle.isEstablished() && peerRefusals.brokenNow();
         // Completions the transport made before the disconnect keep their own outcome: siw writes a Terminate's
         // cause to the CQ just before it drops the connection. (CM events are dispatched after the loop ran its
         // commands, so draining here runs none of them.)
         queuePair.drainCompletions();
         if (lifecycle.isEstablished()) {
+            if (brokenBeforeDisconnect) {
+                peerRefusals.onBroken(loop, remoteAddress, this, "when the peer disconnected");
+            }
             cmDisconnect(); // answer the peer's disconnect; the QP moves to the error state and flushes
             closeConnection(DisconnectReason.PEER_DISCONNECTED);
         } else {
             closeConnection(disconnectReason);
+        }
+    }
+
+    /** The QP broke before this side's establishment ended: a peer whose request was refused as soon as it could. */
+    void onBrokenWhileEstablishing() {
+        InetSocketAddress peer = remoteAddress;
+        if (peer != null) {
+            peerRefusals.onBroken(loop, peer, this, "before this side's establishment ended");
         }
     }
 

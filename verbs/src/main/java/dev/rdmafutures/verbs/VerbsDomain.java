@@ -36,6 +36,7 @@ final class VerbsDomain implements ProviderDomain {
     /** The domain's memory windows; null where the device binds none. */
     private final VerbsWindows windows;
     private final VerbsRegion emptySink;
+    private final TokenRetirements tokenRetirements = new TokenRetirements();
     /** QPs and shared receive queues created in the domain and not yet destroyed. Guarded by this. */
     private int holders;
     private boolean closing;
@@ -45,7 +46,8 @@ final class VerbsDomain implements ProviderDomain {
         this.device = device;
         this.pd = pd;
         this.pdHandle = ((NatObject) pd).getObjId();
-        this.windows = bindsWindows ? new VerbsWindows(device.adapterInfo().deviceName(), pdHandle) : null;
+        this.windows = bindsWindows ? new VerbsWindows(device.adapterInfo().deviceName(), pdHandle,
+                tokenRetirements) : null;
         this.emptySink = (VerbsRegion) register(ByteBuffer.allocateDirect(8), Set.of(Access.LOCAL_WRITE));
     }
 
@@ -56,6 +58,11 @@ final class VerbsDomain implements ProviderDomain {
     /** The domain's memory windows, for a peer's Send with Invalidate; null where the device binds none. */
     VerbsWindows windows() {
         return windows;
+    }
+
+    /** The tokens this side retired in the domain, so far. */
+    TokenRetirements tokenRetirements() {
+        return tokenRetirements;
     }
 
     /** A registered region whose address and key a READ or receive without bytes names as its empty segment. */
@@ -129,7 +136,7 @@ final class VerbsDomain implements ProviderDomain {
         try {
             IbvMr mr = pd.regMr(MemoryUtils.getAddress(view), view.remaining(), flags).execute().free().getMr();
             return new VerbsRegion(mr, ((NatObject) mr).getObjId(), view, access, windows,
-                    (where, error) -> LOG.warn("{} failed", where, error));
+                    tokenRetirements, (where, error) -> LOG.warn("{} failed", where, error));
         } catch (IOException e) {
             int errno = VerbsErrors.errnoOf(e);
             throw new RdmaException(errno == VerbsErrors.EINVAL ? Status.INVALID_PARAMETER

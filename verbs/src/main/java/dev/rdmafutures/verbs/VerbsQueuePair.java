@@ -170,7 +170,12 @@ final class VerbsQueuePair implements PendingPosts {
             return;
         }
         int rc = NativeVerbs.setMinRnrTimer(handle, MIN_RNR_TIMER);
-        if (rc < 0) {
+        if (rc < 0 && inErrorState()) {
+            // A peer that sends a request the device refuses as soon as it can breaks the QP before the accept ends:
+            // nothing to warn of, and a peer must not fill the log. The connection ends on the peer's disconnect.
+            LOG.debug("{}: no RNR timer set (errno {}): the QP is in the error state already", connection, -rc);
+            connection.onBrokenWhileEstablishing();
+        } else if (rc < 0) {
             LOG.warn("{}: the device refused RNR timer {} (errno {}): a Send that finds no receive posted waits "
                     + "655 ms before its retry", connection, MIN_RNR_TIMER, -rc);
         }
@@ -374,6 +379,16 @@ final class VerbsQueuePair implements PendingPosts {
     /** How the requests of this QP end. */
     RequestOutcomes outcomes() {
         return outcomes;
+    }
+
+    /** The tokens this side retired in the QP's protection domain so far. */
+    TokenRetirements tokenRetirements() {
+        return domain.tokenRetirements();
+    }
+
+    /** Whether the device holds the QP in the error state ({@code ibv_query_qp}); false when the query fails. */
+    boolean inErrorState() {
+        return QpQuery.state(handle) == IbvQP.IBV_QPS_ERR;
     }
 
     /**

@@ -17,20 +17,22 @@ final class VerbsRegion implements ProviderRegion {
     private final IbvMr mr;
     private final long mrHandle;
     private final VerbsWindows windows;
+    private final TokenRetirements tokenRetirements;
     private final ByteBuffer bytes;
     private final Set<Access> access;
     private final AtomicBoolean valid = new AtomicBoolean(true);
     private final BiConsumer<String, Throwable> errors;
 
     /**
-     * {@code mr} over {@code bytes}, its {@code struct ibv_mr *} {@code mrHandle}; {@code windows}: the device's, or
-     * null where it binds none.
+     * {@code mr} over {@code bytes}, its {@code struct ibv_mr *} {@code mrHandle}; {@code windows}: the domain's, or
+     * null where the device binds none; {@code tokenRetirements}: the domain's, told when the region is deregistered.
      */
     VerbsRegion(IbvMr mr, long mrHandle, ByteBuffer bytes, Set<Access> access, VerbsWindows windows,
-                BiConsumer<String, Throwable> errors) {
+                TokenRetirements tokenRetirements, BiConsumer<String, Throwable> errors) {
         this.mr = mr;
         this.mrHandle = mrHandle;
         this.windows = windows;
+        this.tokenRetirements = tokenRetirements;
         this.bytes = bytes;
         this.access = Set.copyOf(access);
         this.errors = errors;
@@ -82,6 +84,7 @@ final class VerbsRegion implements ProviderRegion {
     @Override
     public void invalidate() {
         if (valid.compareAndSet(true, false)) {
+            tokenRetirements.retired();
             if (windows != null) {
                 windows.regionEnding(this);
             }

@@ -90,6 +90,9 @@ final class VerbsWindow implements ProviderWindow {
         } else {
             list.writeInvalidate(wrId, rkey);
         }
+        if (!bind || boundOver != null) {
+            windows.tokenRetired(); // before the device can revoke it: a refusal it causes finds it counted
+        }
         if (!queuePair.postWithWindowRequest(request, sequence, next)) {
             return;
         }
@@ -162,6 +165,7 @@ final class VerbsWindow implements ProviderWindow {
         if (closed) {
             return;
         }
+        windows.tokenRetired();
         binding = null;
         boundOver = null;
         boundOn = null;
@@ -206,6 +210,7 @@ final class VerbsWindow implements ProviderWindow {
             return;
         }
         closed = true;
+        windows.tokenRetired();
         binding = null;
         boundOver = null;
         boundOn = null;

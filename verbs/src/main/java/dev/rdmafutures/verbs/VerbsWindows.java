@@ -16,11 +16,13 @@ final class VerbsWindows {
 
     private final String deviceName;
     private final long pdHandle;
+    private final TokenRetirements tokenRetirements;
     private final Map<Integer, VerbsWindow> byIndex = new ConcurrentHashMap<>();
 
-    VerbsWindows(String deviceName, long pdHandle) {
+    VerbsWindows(String deviceName, long pdHandle, TokenRetirements tokenRetirements) {
         this.deviceName = deviceName;
         this.pdHandle = pdHandle;
+        this.tokenRetirements = tokenRetirements;
     }
 
     /** Whether protection domain {@code pdHandle}'s device allocates type-2 windows: it allocates and frees one. */
@@ -59,6 +61,11 @@ final class VerbsWindows {
         for (VerbsWindow window : byIndex.values()) {
             window.queuePairEnding(queuePair);
         }
+    }
+
+    /** A window's token stopped working: invalidated, rebound, replaced or closed. */
+    void tokenRetired() {
+        tokenRetirements.retired();
     }
 
     void reindexed(VerbsWindow window, int oldIndex) {

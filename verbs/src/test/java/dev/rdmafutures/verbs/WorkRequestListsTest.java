@@ -47,7 +47,7 @@ class WorkRequestListsTest {
     private static VerbsRegion region(long address, int length, int key) throws Exception {
         IbvMr mr = new IbvMr(null, address, length, IbvMr.IBV_ACCESS_LOCAL_WRITE, key, key + 1, 0);
         return new VerbsRegion(mr, address + 1, ByteBuffer.allocateDirect(1), Set.of(Access.LOCAL_WRITE), null,
-                (w, e) -> { });
+                new TokenRetirements(), (w, e) -> { });
     }
 
     /** A request as the core hands it over: segments (region, offset, length). */
