@@ -19,8 +19,8 @@ final class PeerRefusals {
 
     private final VerbsQueuePair queuePair;
     private final boolean reports;
-    /** The domain's token retirements when the QP was created. */
-    private final long retirementsAtStart;
+    /** When the QP was created ({@link System#nanoTime()}). */
+    private final long createdNanos = System.nanoTime();
     /** Whether the QP broke for a cause this side knows: a fatal QP event. */
     private boolean brokenHere;
     private boolean reported;
@@ -28,16 +28,18 @@ final class PeerRefusals {
     PeerRefusals(VerbsQueuePair queuePair, AdapterInfo.Transport transport) {
         this.queuePair = queuePair;
         this.reports = transport != AdapterInfo.Transport.IWARP;
-        this.retirementsAtStart = queuePair.tokenRetirements().count();
     }
 
     /**
      * The device reported an error of the QP: an access or invalid-request error is a refusal of the peer's request
-     * on InfiniBand and RoCE, which is reported at once; any other (a fatal QP error) is a cause on this side.
+     * on InfiniBand and RoCE, reported at once unless this side saw a cause of its own; any other (a fatal QP error)
+     * is a cause on this side.
      */
     void onQueuePairEvent(AsyncEvent event, VerbsEventLoop loop, InetSocketAddress peer, VerbsConnection connection) {
         if (reports && (event.type() == AsyncEvent.QP_ACCESS_ERR || event.type() == AsyncEvent.QP_REQ_ERR)) {
-            report(loop, peer, connection, "the device reported " + event);
+            if (!brokenHere && queuePair.outcomes().onlyFlushed()) {
+                report(loop, peer, connection, "the device reported " + event);
+            }
         } else {
             brokenHere = true;
         }
@@ -61,17 +63,15 @@ final class PeerRefusals {
 
     /**
      * Logs the refusal (rate-limited per peer) and counts it against {@code peer}, once per connection, unless the
-     * domain retired a token since the QP was created or within {@link #RETIREMENT_GRACE_NANOS} (verbs cannot
+     * domain retired a token since the QP was created or in the {@link #RETIREMENT_GRACE_NANOS} before (verbs cannot
      * tell which token the peer named).
      */
     private void report(VerbsEventLoop loop, InetSocketAddress peer, VerbsConnection connection, String evidence) {
-        if (reported) {
+        if (reported || peer == null) {
             return;
         }
         reported = true;
-        TokenRetirements retirements = queuePair.tokenRetirements();
-        boolean excused = retirements.count() != retirementsAtStart
-                || retirements.anyWithin(RETIREMENT_GRACE_NANOS);
+        boolean excused = queuePair.tokenRetirements().anySince(createdNanos - RETIREMENT_GRACE_NANOS);
         loop.device().peerFaultLog().fault(peer, loop.poller().nanoTime(), loop.device().adapterInfo().deviceName()
                 + " refused a request of the peer of connection " + connection + " (" + evidence + ")"
                 + (excused ? "; a token of its domain was retired here meanwhile, so it is not counted against the "

@@ -358,10 +358,7 @@ final class VerbsConnection implements ProviderConnection {
 
     /** The QP broke before this side's establishment ended: a peer whose request was refused as soon as it could. */
     void onBrokenWhileEstablishing() {
-        InetSocketAddress peer = remoteAddress;
-        if (peer != null) {
-            peerRefusals.onBroken(loop, peer, this, "before this side's establishment ended");
-        }
+        peerRefusals.onBroken(loop, remoteAddress, this, "before this side's establishment ended");
     }
 
     void onLoopClosed() {

@@ -25,7 +25,8 @@ final class VerbsRegion implements ProviderRegion {
 
     /**
      * {@code mr} over {@code bytes}, its {@code struct ibv_mr *} {@code mrHandle}; {@code windows}: the domain's, or
-     * null where the device binds none; {@code tokenRetirements}: the domain's, told when the region is deregistered.
+     * null where the device binds none; {@code tokenRetirements}: the domain's, told when a region peers could
+     * reach is deregistered.
      */
     VerbsRegion(IbvMr mr, long mrHandle, ByteBuffer bytes, Set<Access> access, VerbsWindows windows,
                 TokenRetirements tokenRetirements, BiConsumer<String, Throwable> errors) {
@@ -84,7 +85,10 @@ final class VerbsRegion implements ProviderRegion {
     @Override
     public void invalidate() {
         if (valid.compareAndSet(true, false)) {
-            tokenRetirements.retired();
+            // A region no peer could reach retires no token a peer could hold.
+            if (access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_WRITE)) {
+                tokenRetirements.retired();
+            }
             if (windows != null) {
                 windows.regionEnding(this);
             }
