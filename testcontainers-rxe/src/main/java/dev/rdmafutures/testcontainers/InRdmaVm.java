@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Runs the annotated test class inside the project's QEMU VM, where {@link #devices()} are real verbs devices.
  * On the host the class is run once in the VM and each test reports the VM's outcome; inside the VM the tests run
- * as usual. Where no VM can be booted the class is skipped with the exact reason. Tagged {@code vm}: host builds
+ * as usual. Where no VM can be booted each test is skipped with the exact reason. Tagged {@code vm}: host builds
  * leave these classes out, {@code bin/test-vm} runs them.
  */
 @Target(ElementType.TYPE)

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
@@ -19,9 +21,11 @@ import org.w3c.dom.NodeList;
 /**
  * The engine of {@link InRdmaVm}: on the host, {@link #beforeAll} boots the VM once per class and runs the class
  * there with the JUnit console launcher, writing XML reports to a directory the VM may write; each test method is
- * then replaced by the outcome the VM reported for it. Inside the VM it does nothing.
+ * then replaced by the outcome the VM reported for it. Where no VM can be booted, each test method is skipped with
+ * the reason (a skipped class would vanish from Maven's counts, and a build without the VM would look green). Inside
+ * the VM it does nothing.
  */
-public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInterceptor {
+public final class InRdmaVmExtension implements ExecutionCondition, BeforeAllCallback, InvocationInterceptor {
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(InRdmaVmExtension.class);
     private static final int OUTPUT_TAIL = 4000;
 
@@ -34,13 +38,19 @@ public final class InRdmaVmExtension implements BeforeAllCallback, InvocationInt
     }
 
     @Override
-    public void beforeAll(ExtensionContext context) throws Exception {
-        if (RdmaVm.isGuest()) {
-            return;
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        if (RdmaVm.isGuest() || context.getTestMethod().isEmpty()) {
+            return ConditionEvaluationResult.enabled("in the VM, or a class: its methods decide");
         }
         Optional<String> cause = RdmaVm.unavailabilityCause();
-        if (cause.isPresent()) {
-            throw new TestAbortedException("skipped: no RDMA VM here: " + cause.get());
+        return cause.isPresent() ? ConditionEvaluationResult.disabled("no RDMA VM here: " + cause.get())
+                : ConditionEvaluationResult.enabled("an RDMA VM can be booted here");
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        if (RdmaVm.isGuest() || RdmaVm.unavailabilityCause().isPresent()) {
+            return; // without a VM every method is skipped with the reason
         }
         Class<?> testClass = context.getRequiredTestClass();
         if (testClass != outermost(testClass)) {
