@@ -8,8 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * What {@code ibv_query_qp} says of a QP: its state, its number, the read limits, the retry budget and the RNR timer the device
- * applied.
+ * What {@code ibv_query_qp} says of a QP: its state, its number, the read limits, the retry budget and the RNR
+ * timer the device applied.
  */
 final class QpQuery {
     private QpQuery() {

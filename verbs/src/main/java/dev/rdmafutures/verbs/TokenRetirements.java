@@ -1,7 +1,5 @@
 package dev.rdmafutures.verbs;
 
-import java.util.concurrent.atomic.AtomicBoolean;
-
 /**
  * When this side last retired a token of one protection domain: a region peers could reach deregistered, a window
  * invalidated, rebound, replaced or closed. A peer whose READ or WRITE meets a token retired under it is not hostile,
@@ -9,17 +7,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * peer if the domain retired a token during its connection or shortly before ({@link PeerRefusals}). Thread-safe.
  */
 final class TokenRetirements {
-    private final AtomicBoolean any = new AtomicBoolean();
+    private volatile boolean any;
     private volatile long lastNanos;
 
     /** This side retires a token of the domain: called before the token stops working. */
     void retired() {
         lastNanos = System.nanoTime();
-        any.set(true);
+        any = true;
     }
 
     /** Whether any was retired at or after {@code nanos} ({@link System#nanoTime()}). */
     boolean anySince(long nanos) {
-        return any.get() && lastNanos - nanos >= 0;
+        return any && lastNanos - nanos >= 0;
     }
 }
