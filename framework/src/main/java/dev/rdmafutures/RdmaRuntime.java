@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -158,6 +159,27 @@ public final class RdmaRuntime implements AutoCloseable {
      */
     public int poll() {
         return core.poll();
+    }
+
+    /**
+     * Blocks the owner of an application-driven runtime until there is something to {@link #poll()}: its event source
+     * has events or completions ready, another thread handed it an operation, {@link #wakeUp()} was called, or
+     * {@code timeout} passed; never past the runtime's own next deadline (a connect or disconnect timeout), so a loop
+     * of {@code poll()} and {@code awaitWork} misses nothing. This is how an event loop that owns a runtime (Netty's
+     * {@code IoHandler}) sleeps without spinning.
+     *
+     * @throws IllegalStateException if the runtime has poller threads, or the caller is not the owner
+     */
+    public void awaitWork(long timeout, TimeUnit unit) {
+        core.awaitWork(unit.toNanos(timeout));
+    }
+
+    /**
+     * Makes the owner's blocked {@link #awaitWork} return at once, or its next one when it is not blocked now.
+     * Thread-safe; a no-op on a runtime with poller threads, which wake themselves.
+     */
+    public void wakeUp() {
+        core.wakeUp();
     }
 
     /**

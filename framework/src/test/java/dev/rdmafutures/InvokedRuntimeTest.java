@@ -221,4 +221,45 @@ class InvokedRuntimeTest {
             remote.close();
         }
     }
+
+    @Test
+    void awaitWorkReturnsOnAWakeUpFromAnotherThreadAndRefusesOtherThreads() throws Exception {
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            CountDownLatch blocking = new CountDownLatch(1);
+            Future<?> waker = other.submit(() -> {
+                blocking.await();
+                Thread.sleep(50); // let the owner reach its blocking wait; a wake-up before it counts too
+                client.wakeUp();
+                return null;
+            });
+            long start = System.nanoTime();
+            blocking.countDown();
+            client.awaitWork(30, TimeUnit.SECONDS);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+            waker.get(10, TimeUnit.SECONDS);
+            Future<?> foreign = other.submit(() -> client.awaitWork(1, TimeUnit.MILLISECONDS));
+            assertThatThrownBy(() -> foreign.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(Thread.currentThread().getName());
+            assertThatThrownBy(() -> server.awaitWork(1, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("poller threads");
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    @Test
+    void awaitWorkReturnsWhenAConnectEventArrives() {
+        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        listener.onRequest(r -> r.accept());
+        CompletableFuture<RdmaConnection> connect = client.connector().connect(listener.localAddress()).start();
+        long start = System.nanoTime();
+        while (!connect.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(25)) {
+            if (client.poll() == 0) {
+                client.awaitWork(30, TimeUnit.SECONDS); // only the connect's own events end these waits
+            }
+        }
+        assertThat(connect).isCompletedWithValueMatching(RdmaConnection::isConnected);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    }
 }

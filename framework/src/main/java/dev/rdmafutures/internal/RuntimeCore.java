@@ -267,6 +267,25 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     }
 
     /**
+     * Blocks the owner of an application-driven runtime until there is work, {@link #wakeUp()}, or {@code maxNanos}.
+     *
+     * @throws IllegalStateException when the runtime has poller threads, or the caller is not its owner
+     */
+    public void awaitWork(long maxNanos) {
+        if (!invoked) {
+            throw new IllegalStateException("this runtime has poller threads; awaitWork() is for pollerThreads(0)");
+        }
+        pollers.get(0).awaitWork(maxNanos); // an application-driven runtime has exactly one poller
+    }
+
+    /** Wakes the owner of an application-driven runtime out of {@link #awaitWork}, or makes its next one return. */
+    public void wakeUp() {
+        if (invoked) {
+            pollers.get(0).wakeup();
+        }
+    }
+
+    /**
      * Makes {@code next} the owner of this application-driven runtime; called by the current owner.
      *
      * @throws IllegalStateException when the runtime has poller threads, or the caller is not its owner

@@ -108,6 +108,25 @@ public final class Poller implements PollerContext {
     }
 
     /**
+     * Blocks the owner of an invoked poller until its event source has something ready, a thread hands it a command,
+     * {@link #wakeup()} is called, or {@code maxNanos} pass; never past the poller's next deadline. Returns at once
+     * when a command is already waiting or the poller is closing.
+     *
+     * @throws IllegalStateException naming the owner, on any other thread or on a threaded poller
+     */
+    public void awaitWork(long maxNanos) {
+        if (thread != null || Thread.currentThread() != owner) {
+            throw notOwner();
+        }
+        block(maxNanos);
+    }
+
+    /** Makes a blocked or the next {@link #awaitWork} return at once. Thread-safe. */
+    public void wakeup() {
+        loop.wakeup();
+    }
+
+    /**
      * Makes {@code next} the owner of an invoked poller. Only the owner may hand it over; from this call on the old
      * owner's duty cycles are refused and {@code next}'s run (the volatile write publishes everything the old owner
      * did, its own command queue included).
