@@ -1,0 +1,350 @@
+package dev.rdmafutures.netty;
+
+import dev.rdmafutures.Access;
+import dev.rdmafutures.CompletionCallback;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
+import dev.rdmafutures.ScatterGatherList;
+import dev.rdmafutures.Status;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelOutboundBuffer;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * A byte stream over one connection's SEND and RECEIVE, with credits: this side keeps {@code receiveDepth}
+ * receives of {@code bufferSize} bytes posted, and the peer sends only while it holds a credit for one, so a Send
+ * never finds the peer without a receive and the transport never has to wait or fail for it.
+ *
+ * <p>Every message starts with a 4-byte header: the credits the sender returns (16 bits, one per receive of the
+ * peer's it consumed and posted again since its last message) and a FIN flag (its output is shut). The rest is
+ * stream bytes. Credits ride on data messages; a side with nothing to send returns them in a header-only message
+ * once half its receive depth is owed. A data message never takes the sender's last credit, which stays for such a
+ * credit return, so two sides that each wait for credits cannot both be stuck.
+ *
+ * <p>Writes are coalesced: what one flush finds in Netty's outbound buffer is copied into as few send buffers as
+ * fit, and each is one SEND; one duty cycle's SENDs leave in one gathering write or chained post. Received bytes are
+ * copied into a buffer of the channel's allocator and the receive is posted again at once, so an application that
+ * keeps a buffer holds no receive of the stream's.
+ *
+ * <p>Confined to the event loop that owns the connection: every method, and the completion callbacks, run on it.
+ */
+final class ByteStream implements CompletionCallback {
+    static final int HEADER_BYTES = 4;
+    private static final int CREDIT_MASK = 0xFFFF;
+    private static final int FIN = 1 << 16;
+    private static final long SEND = 1L << 32;
+
+    /** What the stream tells its channel; called on the owning event loop. */
+    interface Events {
+        /** Bytes or the peer's FIN arrived. */
+        void readable();
+
+        /** Credits or send buffers came free, so a blocked write can go on. */
+        void writable();
+
+        /** The connection failed for a reason other than its end (that comes through its disconnected future). */
+        void failed(Throwable cause);
+    }
+
+    private final RdmaConnection connection;
+    private final Events events;
+    private final int receiveBufferSize;
+    private final int peerBufferSize;
+    private final int peerReceiveDepth;
+    private final MemoryRegion receiveRegion;
+    private final MemoryRegion sendRegion;
+    /** Absolute reads and writes of headers: their bounds never change. */
+    private final ByteBuffer receiveHeaders;
+    private final ByteBuffer sendHeaders;
+    /** Relative copies of payloads, bounded per copy. */
+    private final ByteBuffer receiveView;
+    private final ByteBuffer sendView;
+    private final RegionSlice[] receiveSlots;
+    private final ScatterGatherList sendList = new ScatterGatherList(1);
+    private final int[] freeSends;
+    private int freeSendCount;
+    private final int[] readySlots;
+    private final int[] readyLengths;
+    private int readyHead;
+    private int readyCount;
+    /** Bytes of the oldest waiting message already taken. */
+    private int readOffset;
+    private final int creditThreshold;
+    private int credits;
+    private int owed;
+    private boolean finSent;
+    private boolean finReceived;
+    private boolean closing;
+    private boolean closed;
+
+    private ByteStream(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
+                       Events events) {
+        this.connection = connection;
+        this.events = events;
+        this.receiveBufferSize = local.bufferSize();
+        this.peerBufferSize = peer.bufferSize();
+        this.peerReceiveDepth = peer.receiveDepth();
+        int receiveDepth = local.receiveDepth();
+        int sendDepth = local.sendDepth();
+        this.receiveRegion = runtime.register(ByteBuffer.allocateDirect(receiveDepth * receiveBufferSize),
+                Access.LOCAL_WRITE);
+        try {
+            this.sendRegion = runtime.register(ByteBuffer.allocateDirect(sendDepth * peerBufferSize));
+        } catch (RuntimeException e) {
+            receiveRegion.close();
+            throw e;
+        }
+        this.receiveHeaders = receiveRegion.buffer().duplicate();
+        this.sendHeaders = sendRegion.buffer().duplicate();
+        this.receiveView = receiveRegion.buffer().duplicate();
+        this.sendView = sendRegion.buffer().duplicate();
+        this.receiveSlots = new RegionSlice[receiveDepth];
+        this.readySlots = new int[receiveDepth];
+        this.readyLengths = new int[receiveDepth];
+        this.freeSends = new int[sendDepth];
+        for (int i = 0; i < sendDepth; i++) {
+            freeSends[freeSendCount++] = sendDepth - 1 - i;
+        }
+        this.credits = peer.receiveDepth();
+        this.creditThreshold = Math.max(1, receiveDepth / 2);
+        for (int i = 0; i < receiveDepth; i++) {
+            receiveSlots[i] = receiveRegion.slice(i * receiveBufferSize, receiveBufferSize);
+        }
+    }
+
+    /**
+     * Registers the stream's buffers and posts every receive, before the caller returns to its event loop: no
+     * message of the peer's can arrive before its receive is posted.
+     *
+     * @throws RdmaException when the buffers cannot be registered or the receives posted (the buffers are released)
+     */
+    static ByteStream open(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
+                           Events events) {
+        ByteStream stream = new ByteStream(runtime, connection, local, peer, events);
+        for (int i = 0; i < stream.receiveSlots.length; i++) {
+            Status status = connection.receive(stream.receiveSlots[i], stream, i);
+            if (status != Status.SUCCESS) {
+                stream.release();
+                throw new RdmaException(status, "posting the byte stream's receive " + i + " failed");
+            }
+        }
+        return stream;
+    }
+
+    /**
+     * Sends what {@code in} holds, coalesced into as few messages as fit; returns false when credits or send buffers
+     * ran out first ({@link Events#writable()} follows when they come back).
+     *
+     * @throws IOException when a SEND is refused (the connection is ending)
+     */
+    boolean write(ChannelOutboundBuffer in) throws IOException {
+        while (in.current() != null) {
+            if (freeSendCount == 0 || credits < 2) {
+                return false;
+            }
+            int slot = freeSends[--freeSendCount];
+            int base = slot * peerBufferSize;
+            int position = base + HEADER_BYTES;
+            int end = base + peerBufferSize;
+            Object message;
+            while (position < end && (message = in.current()) != null) {
+                ByteBuf buf = (ByteBuf) message;
+                int readable = buf.readableBytes();
+                if (readable == 0) {
+                    in.remove();
+                    continue;
+                }
+                int n = Math.min(readable, end - position);
+                sendView.clear().position(position).limit(position + n);
+                buf.getBytes(buf.readerIndex(), sendView);
+                position += n;
+                in.removeBytes(n);
+            }
+            post(slot, position - base, 0);
+        }
+        return true;
+    }
+
+    /** Sends the FIN once, as soon as a send buffer and a credit allow; returns whether it has been sent. */
+    boolean shutdownOutput() throws IOException {
+        if (!finSent && freeSendCount > 0 && credits >= 1) {
+            finSent = true;
+            post(freeSends[--freeSendCount], HEADER_BYTES, FIN);
+        }
+        return finSent;
+    }
+
+    /**
+     * Returns the credits owed in a header-only message once half the receive depth is owed and nothing else carries
+     * them; called after the channel delivered what arrived and after a blocked write resumed.
+     */
+    void returnCredits() throws IOException {
+        if (owed >= creditThreshold && freeSendCount > 0 && credits >= 1 && !closing && !closed) {
+            post(freeSends[--freeSendCount], HEADER_BYTES, 0);
+        }
+    }
+
+    private void post(int slot, int length, int flags) throws IOException {
+        int base = slot * peerBufferSize;
+        sendHeaders.putInt(base, owed | flags);
+        owed = 0;
+        credits--;
+        Status status = connection.send(sendList.clear().add(sendRegion, base, length), OperationFlags.NONE, this,
+                SEND | slot);
+        if (status != Status.SUCCESS) {
+            freeSends[freeSendCount++] = slot;
+            throw new IOException("RDMA send refused: " + status, new RdmaException(status, "send refused"));
+        }
+    }
+
+    /**
+     * Copies as much of the oldest waiting message as {@code buf} has room for; the message's receive is posted
+     * again once all of it was taken. Returns the bytes copied; call only while {@link #hasReady()}.
+     */
+    int readInto(ByteBuf buf) {
+        int slot = readySlots[readyHead];
+        int length = readyLengths[readyHead];
+        int n = Math.min(buf.writableBytes(), length - readOffset);
+        int start = slot * receiveBufferSize + HEADER_BYTES + readOffset;
+        receiveView.clear().position(start).limit(start + n);
+        buf.writeBytes(receiveView);
+        readOffset += n;
+        if (readOffset == length) {
+            readOffset = 0;
+            readyHead = (readyHead + 1) % readySlots.length;
+            readyCount--;
+            repost(slot);
+        }
+        return n;
+    }
+
+    /** Drops what waits for delivery (input shut down), posting its receives again so the peer's credits return. */
+    void discardReady() {
+        readOffset = 0;
+        while (readyCount > 0) {
+            int slot = readySlots[readyHead];
+            readyHead = (readyHead + 1) % readySlots.length;
+            readyCount--;
+            repost(slot);
+        }
+    }
+
+    boolean hasReady() {
+        return readyCount > 0;
+    }
+
+    /** Whether the peer shut its output and every byte before that was taken. */
+    boolean isInputEnded() {
+        return finReceived && readyCount == 0;
+    }
+
+    boolean isOutputShut() {
+        return finSent;
+    }
+
+    @Override
+    public void completed(long context, int bytes) {
+        if (closed) {
+            return;
+        }
+        int slot = (int) context;
+        if ((context & SEND) != 0) {
+            sendEnded(slot);
+            if (!closing) {
+                events.writable();
+            }
+            return;
+        }
+        if (bytes < HEADER_BYTES) {
+            events.failed(new IOException("the peer sent a " + bytes + "-byte message; a stream message has a "
+                    + HEADER_BYTES + "-byte header"));
+            return;
+        }
+        int header = receiveHeaders.getInt(slot * receiveBufferSize);
+        int returned = header & CREDIT_MASK;
+        if (returned > 0) {
+            if (credits + returned > peerReceiveDepth) {
+                events.failed(new IOException("the peer returned " + returned + " credits with " + credits
+                        + " held of the " + peerReceiveDepth + " it granted"));
+                return;
+            }
+            credits += returned;
+        }
+        int length = bytes - HEADER_BYTES;
+        if (length > 0 && !finReceived) {
+            int tail = (readyHead + readyCount) % readySlots.length;
+            readySlots[tail] = slot;
+            readyLengths[tail] = length;
+            readyCount++;
+        } else {
+            repost(slot);
+        }
+        if ((header & FIN) != 0) {
+            finReceived = true;
+        }
+        events.readable();
+        if (returned > 0) {
+            events.writable();
+        }
+    }
+
+    @Override
+    public void failed(long context, RdmaException error) {
+        if ((context & SEND) != 0) {
+            sendEnded((int) context);
+        }
+        if (!closed && !closing && error.status() != Status.CANCELED) { // CANCELED: the connection ended
+            events.failed(error);
+        }
+    }
+
+    private void sendEnded(int slot) {
+        freeSends[freeSendCount++] = slot;
+        if (closing && !closed && freeSendCount == freeSends.length) {
+            disconnect();
+        }
+    }
+
+    private void repost(int slot) {
+        if (closed) {
+            return;
+        }
+        Status status = connection.receive(receiveSlots[slot], this, slot);
+        if (status == Status.SUCCESS) {
+            owed++;
+        } else if (connection.isConnected()) {
+            events.failed(new RdmaException(status, "posting the byte stream's receive again failed"));
+        }
+    }
+
+    /**
+     * Disconnects once every SEND in flight has been handed to the transport (a graceful disconnect cancels what is
+     * still outstanding, and the bytes a channel wrote before closing must reach the peer, as a socket's do), then
+     * releases the buffers when the disconnect completes. The SENDs end either way: handed over, or failed when the
+     * connection ends, which the runtime's liveness timeout bounds. Idempotent.
+     */
+    void close() {
+        if (closing || closed) {
+            return;
+        }
+        closing = true;
+        if (freeSendCount == freeSends.length) {
+            disconnect();
+        }
+    }
+
+    private void disconnect() {
+        closed = true;
+        connection.disconnect().whenComplete((ignored, error) -> release());
+    }
+
+    private void release() {
+        receiveRegion.close();
+        sendRegion.close();
+    }
+}

@@ -1,0 +1,158 @@
+package dev.rdmafutures.netty;
+
+import dev.rdmafutures.RdmaRuntime;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.ThreadAwareExecutor;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Netty 4.2's {@link IoHandler} for RDMA: each event loop owns one application-driven {@link RdmaRuntime}
+ * ({@code pollerThreads(0)}), built on the loop's thread, and every {@link #run} is one of its duty cycles. So the
+ * runtime's completions, connection events and the channels' pipelines all run on that one thread, with no hand-off
+ * per message; an idle loop blocks in {@link RdmaRuntime#awaitWork} until the provider has work, a task arrives
+ * ({@link #wakeup()}), or Netty's next scheduled task is due.
+ *
+ * <p>Usually reached through {@link RdmaEventLoopGroup}; {@link #newFactory(Consumer)} serves a
+ * {@code MultiThreadIoEventLoopGroup} of one's own.
+ */
+public final class RdmaIoHandler implements IoHandler {
+    private final ThreadAwareExecutor executor;
+    private final Consumer<RdmaRuntime.Builder> configuration;
+    private final Set<RdmaIoHandle> handles = new LinkedHashSet<>();
+    private volatile RdmaRuntime runtime;
+
+    private RdmaIoHandler(ThreadAwareExecutor executor, Consumer<RdmaRuntime.Builder> configuration) {
+        this.executor = executor;
+        this.configuration = configuration;
+    }
+
+    /** Handlers whose runtimes have the defaults of {@link RdmaRuntime#builder()} (provider {@code soft}). */
+    public static IoHandlerFactory newFactory() {
+        return newFactory(builder -> { });
+    }
+
+    /**
+     * Handlers whose runtimes {@code configuration} sets up (provider, timeouts, ticker...); it runs once per event
+     * loop, on the loop's thread. {@code pollerThreads} is always 0: the event loop is the runtime's poller.
+     */
+    public static IoHandlerFactory newFactory(Consumer<RdmaRuntime.Builder> configuration) {
+        Objects.requireNonNull(configuration, "configuration");
+        return executor -> new RdmaIoHandler(executor, configuration);
+    }
+
+    @Override
+    public void initialize() {
+        RdmaRuntime.Builder builder = RdmaRuntime.builder().threadNamePrefix("rdmafutures-netty");
+        configuration.accept(builder);
+        runtime = builder.pollerThreads(0).build(); // owned by this thread, the event loop's
+    }
+
+    @Override
+    public int run(IoHandlerContext context) {
+        RdmaRuntime r = runtime;
+        int work = r.poll();
+        if (work == 0 && context.canBlock()) {
+            r.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
+            work = r.poll();
+        }
+        return work;
+    }
+
+    @Override
+    public void wakeup() {
+        RdmaRuntime r = runtime;
+        if (r != null) { // before initialize() the loop has not blocked yet
+            r.wakeUp();
+        }
+    }
+
+    @Override
+    public void prepareToDestroy() {
+        for (RdmaIoHandle handle : new ArrayList<>(handles)) {
+            handle.close();
+        }
+        handles.clear();
+    }
+
+    @Override
+    public void destroy() {
+        RdmaRuntime r = runtime;
+        if (r != null) {
+            r.close();
+        }
+    }
+
+    @Override
+    public IoRegistration register(IoHandle handle) {
+        if (!(handle instanceof RdmaIoHandle rdmaHandle)) {
+            throw new IllegalArgumentException("an RDMA event loop registers RDMA channels, not "
+                    + handle.getClass().getName());
+        }
+        handles.add(rdmaHandle);
+        return new Registration(rdmaHandle);
+    }
+
+    @Override
+    public boolean isCompatible(Class<? extends IoHandle> handleType) {
+        return RdmaIoHandle.class.isAssignableFrom(handleType);
+    }
+
+    /** The runtime this loop drives; on the loop's thread, after {@link #initialize()}. */
+    RdmaRuntime runtime() {
+        return runtime;
+    }
+
+    /** The event loop that runs this handler. */
+    ThreadAwareExecutor executor() {
+        return executor;
+    }
+
+    private final class Registration implements IoRegistration {
+        private final RdmaIoHandle handle;
+        private volatile boolean valid = true;
+
+        Registration(RdmaIoHandle handle) {
+            this.handle = handle;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T attachment() {
+            return (T) RdmaIoHandler.this;
+        }
+
+        @Override
+        public long submit(IoOps ops) {
+            throw new UnsupportedOperationException("RDMA channels submit no IoOps; their runtime drives them");
+        }
+
+        @Override
+        public boolean isValid() {
+            return valid;
+        }
+
+        @Override
+        public boolean cancel() {
+            if (!valid) {
+                return false;
+            }
+            valid = false;
+            if (executor.isExecutorThread(Thread.currentThread())) {
+                handles.remove(handle);
+            } else {
+                executor.execute(() -> handles.remove(handle));
+            }
+            return true;
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package dev.rdmafutures.netty;
+
+import dev.rdmafutures.ConnectionRequest;
+import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
+import dev.rdmafutures.RdmaListener;
+import io.netty.channel.AbstractServerChannel;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.socket.ServerSocketChannel;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Netty server channel over an RDMA listener: {@code ServerBootstrap.channel(RdmaServerSocketChannel.class)} on an
+ * {@link RdmaEventLoopGroup}, given as both parent and child group. It accepts each request whose private data
+ * starts with the stream's hello, answering with its own (and {@link RdmaChannelOption#PRIVATE_DATA} after it), and
+ * rejects any other; each accepted connection becomes an {@link RdmaSocketChannel} read by the pipeline, on this
+ * channel's event loop. The stream options set on this channel apply to the connections it accepts.
+ */
+public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaServerSocketChannel.class);
+
+    private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
+    private final RdmaIoHandle handle = new RdmaIoHandle() {
+        @Override
+        public void close() {
+            unsafe().close(unsafe().voidPromise());
+        }
+    };
+    private final ArrayDeque<RdmaSocketChannel> accepted = new ArrayDeque<>();
+    private RdmaIoHandler ioHandler;
+    private IoRegistration registration;
+    private RdmaListener listener;
+    private volatile boolean open = true;
+    private volatile InetSocketAddress local;
+    private boolean readPending;
+
+    /** A server channel; {@code ServerBootstrap} creates it. */
+    public RdmaServerSocketChannel() {
+    }
+
+    @Override
+    public RdmaServerSocketChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && listener != null;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return null;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return loop instanceof IoEventLoop ioLoop && ioLoop.isCompatible(handle.getClass());
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        handle.register(eventLoop(), promise, r -> {
+            registration = r;
+            ioHandler = r.attachment();
+        });
+    }
+
+    @Override
+    protected void doDeregister() {
+        if (registration != null) {
+            registration.cancel();
+        }
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        listener = ioHandler.runtime().listen((InetSocketAddress) localAddress);
+        local = listener.localAddress();
+        listener.onRequest(this::onRequest);
+    }
+
+    @Override
+    protected void doClose() {
+        open = false;
+        if (listener != null) {
+            listener.close();
+        }
+        RdmaSocketChannel child;
+        while ((child = accepted.poll()) != null) {
+            child.unsafe().closeForcibly();
+        }
+    }
+
+    @Override
+    protected void doBeginRead() {
+        readPending = true;
+        deliverAccepted();
+    }
+
+    /** On the event loop: the runtime's listener calls back on its poller, which is this loop. */
+    private void onRequest(ConnectionRequest request) {
+        StreamHello peer = StreamHello.decode(request.privateData());
+        if (!isActive() || peer == null) {
+            if (peer == null) {
+                LOG.debug("rejecting {}: its connect carried no stream hello", request.remoteAddress());
+            }
+            request.reject(null);
+            return;
+        }
+        StreamSettings settings = config.rdma().stream().cappedTo(ioHandler.runtime().adapterInfo());
+        request.withQueueDepths(settings.sendDepth(), settings.receiveDepth())
+                .withPrivateData(StreamHello.encode(settings, config.rdma().privateData()))
+                .accept()
+                .whenComplete((connection, error) -> onAccepted(connection, error, settings, peer));
+    }
+
+    private void onAccepted(RdmaConnection connection, Throwable error, StreamSettings settings, StreamHello peer) {
+        if (error != null) {
+            LOG.debug("an accept on {} failed", local, error); // the client's connect reports it too
+            return;
+        }
+        if (!open) {
+            connection.close();
+            return;
+        }
+        RdmaSocketChannel child;
+        try {
+            child = new RdmaSocketChannel(this, ioHandler, connection, settings, peer);
+        } catch (RdmaException e) {
+            LOG.warn("closing the connection from {}: its stream could not be set up ({})",
+                    connection.remoteAddress(), e.getMessage());
+            connection.close();
+            return;
+        }
+        accepted.add(child);
+        deliverAccepted();
+    }
+
+    private void deliverAccepted() {
+        boolean delivered = false;
+        RdmaSocketChannel child;
+        while (readPending && (child = accepted.poll()) != null) {
+            delivered = true;
+            pipeline().fireChannelRead(child);
+        }
+        if (delivered) {
+            if (!config.isAutoRead()) {
+                readPending = false;
+            }
+            pipeline().fireChannelReadComplete();
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.rdmafutures.netty;
+
+import dev.rdmafutures.AdapterInfo;
+
+/**
+ * One side's byte-stream parameters: the size of each receive buffer (the largest message the peer may send it,
+ * header included), how many receives it keeps posted (the credits it grants), and how many sends it keeps in flight.
+ */
+record StreamSettings(int bufferSize, int receiveDepth, int sendDepth) {
+    static final int DEFAULT_BUFFER_SIZE = 16 * 1024;
+    static final int DEFAULT_RECEIVE_DEPTH = 32;
+    static final int DEFAULT_SEND_DEPTH = 16;
+    static final int MIN_BUFFER_SIZE = 64;
+    static final int MAX_BUFFER_SIZE = 16 * 1024 * 1024;
+    /** Credits travel in 16 bits; a deeper queue could not return them all in one message. */
+    static final int MAX_DEPTH = 0xFFFF;
+
+    static final StreamSettings DEFAULT = new StreamSettings(DEFAULT_BUFFER_SIZE, DEFAULT_RECEIVE_DEPTH,
+            DEFAULT_SEND_DEPTH);
+
+    StreamSettings {
+        checkBufferSize(bufferSize);
+        checkDepth("receive depth", receiveDepth);
+        checkDepth("send depth", sendDepth);
+    }
+
+    static int checkBufferSize(int bufferSize) {
+        if (bufferSize < MIN_BUFFER_SIZE || bufferSize > MAX_BUFFER_SIZE) {
+            throw new IllegalArgumentException("stream buffer size " + bufferSize + " is outside " + MIN_BUFFER_SIZE
+                    + ".." + MAX_BUFFER_SIZE);
+        }
+        return bufferSize;
+    }
+
+    static int checkDepth(String what, int depth) {
+        // 2 at least: one credit is held back for returning credits, so a depth of 1 could never carry data.
+        if (depth < 2 || depth > MAX_DEPTH) {
+            throw new IllegalArgumentException(what + " " + depth + " is outside 2.." + MAX_DEPTH);
+        }
+        return depth;
+    }
+
+    /** These settings within what {@code adapter} grants, so that the credits advertised are the receives posted. */
+    StreamSettings cappedTo(AdapterInfo adapter) {
+        return new StreamSettings(bufferSize, Math.min(receiveDepth, adapter.maxReceiveQueueDepth()),
+                Math.min(sendDepth, adapter.maxInitiatorQueueDepth()));
+    }
+}
