@@ -12,6 +12,7 @@ import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.util.concurrent.ThreadAwareExecutor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -52,6 +53,8 @@ final class ByteStream implements CompletionCallback {
     }
 
     private final RdmaConnection connection;
+    /** The event loop that owns the connection's runtime, the one thread this stream runs on. */
+    private final ThreadAwareExecutor loop;
     private final Events events;
     private final int receiveBufferSize;
     private final int peerBufferSize;
@@ -83,11 +86,14 @@ final class ByteStream implements CompletionCallback {
     private boolean closed;
 
     private ByteStream(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
-                       Events events) {
+                       ThreadAwareExecutor loop, Events events) {
         this.connection = connection;
+        this.loop = loop;
         this.events = events;
         this.receiveBufferSize = local.bufferSize();
-        this.peerBufferSize = peer.bufferSize();
+        // The peer accepts messages up to its buffer size; this side sends at most its own, so a hello cannot make it
+        // register more than its own settings allow.
+        this.peerBufferSize = Math.min(peer.bufferSize(), local.bufferSize());
         this.peerReceiveDepth = peer.receiveDepth();
         int receiveDepth = local.receiveDepth();
         int sendDepth = local.sendDepth();
@@ -95,7 +101,7 @@ final class ByteStream implements CompletionCallback {
                 Access.LOCAL_WRITE);
         try {
             this.sendRegion = runtime.register(ByteBuffer.allocateDirect(sendDepth * peerBufferSize));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             receiveRegion.close();
             throw e;
         }
@@ -111,7 +117,7 @@ final class ByteStream implements CompletionCallback {
             freeSends[freeSendCount++] = sendDepth - 1 - i;
         }
         this.credits = peer.receiveDepth();
-        this.creditThreshold = Math.max(1, receiveDepth / 2);
+        this.creditThreshold = Math.max(2, receiveDepth / 2);
         for (int i = 0; i < receiveDepth; i++) {
             receiveSlots[i] = receiveRegion.slice(i * receiveBufferSize, receiveBufferSize);
         }
@@ -124,8 +130,8 @@ final class ByteStream implements CompletionCallback {
      * @throws RdmaException when the buffers cannot be registered or the receives posted (the buffers are released)
      */
     static ByteStream open(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
-                           Events events) {
-        ByteStream stream = new ByteStream(runtime, connection, local, peer, events);
+                           ThreadAwareExecutor loop, Events events) {
+        ByteStream stream = new ByteStream(runtime, connection, local, peer, loop, events);
         for (int i = 0; i < stream.receiveSlots.length; i++) {
             Status status = connection.receive(stream.receiveSlots[i], stream, i);
             if (status != Status.SUCCESS) {
@@ -197,7 +203,9 @@ final class ByteStream implements CompletionCallback {
         Status status = connection.send(sendList.clear().add(sendRegion, base, length), OperationFlags.NONE, this,
                 SEND | slot);
         if (status != Status.SUCCESS) {
-            freeSends[freeSendCount++] = slot;
+            credits++;
+            owed = sendHeaders.getInt(base) & CREDIT_MASK; // nothing left: the credits are still owed
+            sendEnded(slot); // a close waiting for this slot goes on
             throw new IOException("RDMA send refused: " + status, new RdmaException(status, "send refused"));
         }
     }
@@ -249,6 +257,7 @@ final class ByteStream implements CompletionCallback {
 
     @Override
     public void completed(long context, int bytes) {
+        checkThread();
         if (closed) {
             return;
         }
@@ -295,11 +304,19 @@ final class ByteStream implements CompletionCallback {
 
     @Override
     public void failed(long context, RdmaException error) {
+        checkThread();
         if ((context & SEND) != 0) {
             sendEnded((int) context);
         }
         if (!closed && !closing && error.status() != Status.CANCELED) { // CANCELED: the connection ended
             events.failed(error);
+        }
+    }
+
+    private void checkThread() {
+        if (!loop.isExecutorThread(Thread.currentThread())) { // the runtime's poller reports it once
+            throw new IllegalStateException("an RDMA channel's completion ran on " + Thread.currentThread().getName()
+                    + ", not its event loop: the runtime of an RdmaIoHandler must have no completionExecutor");
         }
     }
 

@@ -22,10 +22,13 @@ public final class RdmaChannelOption {
     /** Bytes of each receive buffer, its 4-byte header included: the largest message the peer may send. Default 16 KiB. */
     public static final ChannelOption<Integer> STREAM_BUFFER_SIZE = ChannelOption.valueOf(RdmaChannelOption.class,
             "STREAM_BUFFER_SIZE");
-    /** Receives kept posted, the credits granted to the peer. Default 32, at most the adapter's receive depth. */
+    /**
+     * Receives kept posted, the credits granted to the peer: 4 at least, default 32, at most the adapter's receive
+     * depth.
+     */
     public static final ChannelOption<Integer> STREAM_RECEIVE_DEPTH = ChannelOption.valueOf(RdmaChannelOption.class,
             "STREAM_RECEIVE_DEPTH");
-    /** Sends kept in flight. Default 16, at most the adapter's initiator depth. */
+    /** Sends kept in flight: 4 at least, default 16, at most the adapter's initiator depth. */
     public static final ChannelOption<Integer> STREAM_SEND_DEPTH = ChannelOption.valueOf(RdmaChannelOption.class,
             "STREAM_SEND_DEPTH");
 

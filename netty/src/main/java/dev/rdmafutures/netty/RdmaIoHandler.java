@@ -43,7 +43,9 @@ public final class RdmaIoHandler implements IoHandler {
 
     /**
      * Handlers whose runtimes {@code configuration} sets up (provider, timeouts, ticker...); it runs once per event
-     * loop, on the loop's thread. {@code pollerThreads} is always 0: the event loop is the runtime's poller.
+     * loop, on the loop's thread. {@code pollerThreads} is always 0: the event loop is the runtime's poller. Set no
+     * {@code completionExecutor}: the channels' completions must run on their event loop (one that runs elsewhere
+     * fails with {@link IllegalStateException}, which the runtime logs).
      */
     public static IoHandlerFactory newFactory(Consumer<RdmaRuntime.Builder> configuration) {
         Objects.requireNonNull(configuration, "configuration");

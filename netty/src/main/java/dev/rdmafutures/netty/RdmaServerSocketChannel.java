@@ -2,7 +2,6 @@ package dev.rdmafutures.netty;
 
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.RdmaConnection;
-import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.ChannelPromise;
@@ -131,7 +130,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             return;
         }
         StreamSettings settings = config.rdma().stream().cappedTo(ioHandler.runtime().adapterInfo());
-        request.withQueueDepths(settings.sendDepth(), settings.receiveDepth())
+        request.withQueueDepths(settings.initiatorDepth(ioHandler.runtime().adapterInfo()), settings.receiveDepth())
                 .withPrivateData(StreamHello.encode(settings, config.rdma().privateData()))
                 .accept()
                 .whenComplete((connection, error) -> onAccepted(connection, error, settings, peer));
@@ -149,9 +148,9 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         RdmaSocketChannel child;
         try {
             child = new RdmaSocketChannel(this, ioHandler, connection, settings, peer);
-        } catch (RdmaException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             LOG.warn("closing the connection from {}: its stream could not be set up ({})",
-                    connection.remoteAddress(), e.getMessage());
+                    connection.remoteAddress(), e.toString());
             connection.close();
             return;
         }
@@ -163,6 +162,9 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         boolean delivered = false;
         RdmaSocketChannel child;
         while (readPending && (child = accepted.poll()) != null) {
+            if (!child.isOpen()) {
+                continue; // its peer left before it was read: registering it would only fail
+            }
             delivered = true;
             pipeline().fireChannelRead(child);
         }

@@ -2,7 +2,6 @@ package dev.rdmafutures.netty;
 
 import dev.rdmafutures.ConnectBuilder;
 import dev.rdmafutures.RdmaConnection;
-import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.ReadLimits;
 import io.netty.buffer.ByteBuf;
@@ -68,6 +67,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private volatile byte[] peerPrivateData = new byte[0];
     private boolean readPending;
     private boolean deliveryScheduled;
+    private boolean delivering;
     private final Runnable deliverTask = this::deliver;
     private final UncheckedBooleanSupplier moreReady = () -> stream != null && stream.hasReady();
     private boolean outputShutdownRequested;
@@ -90,7 +90,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         this.peerPrivateData = peer.applicationData();
         this.local = connection.localAddress();
         this.remote = connection.remoteAddress();
-        this.stream = ByteStream.open(home.runtime(), connection, settings, peer, this);
+        this.stream = ByteStream.open(home.runtime(), connection, settings, peer, home.executor(), this);
         this.active = true;
         connection.disconnected().whenComplete((reason, error) -> onDisconnected());
     }
@@ -102,7 +102,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     /**
      * The RDMA connection under the stream, for one-sided READs and WRITEs beside it (null before the connect
-     * completes). Its SENDs and RECEIVEs belong to the stream: post none of your own.
+     * completes); its initiator queue has as many slots again as the stream's sends for them. Its SENDs and RECEIVEs
+     * belong to the stream: post none of your own.
      */
     public RdmaConnection connection() {
         return connection;
@@ -217,9 +218,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         readPending = true;
         // Bytes that already wait are delivered by a task, not from inside this read() call: a handler that calls
         // read() in channelRead would otherwise recurse once per message.
-        if (stream.hasReady() && !deliveryScheduled) {
-            deliveryScheduled = true;
-            eventLoop().execute(deliverTask);
+        if (stream.hasReady()) {
+            scheduleDelivery();
         }
     }
 
@@ -323,6 +323,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             inputShutdown = true;
             if (stream != null) {
                 stream.discardReady();
+                try {
+                    stream.returnCredits(); // a peer that waits for credits would otherwise wait for ever
+                } catch (IOException e) {
+                    failed(e);
+                }
             }
         }
     }
@@ -394,6 +399,28 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         if (stream == null || !open) {
             return;
         }
+        if (delivering) {
+            // A handler waiting on a runtime future inside channelRead polls the runtime, whose completions land
+            // here: deliver after the outer read loop instead of inside it.
+            scheduleDelivery();
+            return;
+        }
+        delivering = true;
+        try {
+            deliverNow();
+        } finally {
+            delivering = false;
+        }
+    }
+
+    private void scheduleDelivery() {
+        if (!deliveryScheduled) {
+            deliveryScheduled = true;
+            eventLoop().execute(deliverTask);
+        }
+    }
+
+    private void deliverNow() {
         if (inputShutdown) {
             stream.discardReady();
         }
@@ -491,7 +518,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 RdmaRuntime runtime = ioHandler.runtime();
                 StreamSettings settings = config.rdma().stream().cappedTo(runtime.adapterInfo());
                 ConnectBuilder builder = runtime.connector().connect((InetSocketAddress) remoteAddress)
-                        .withQueueDepths(settings.sendDepth(), settings.receiveDepth())
+                        .withQueueDepths(settings.initiatorDepth(runtime.adapterInfo()), settings.receiveDepth())
                         .withPrivateData(StreamHello.encode(settings, config.rdma().privateData()));
                 ReadLimits limits = config.rdma().readLimits();
                 if (limits != null) {
@@ -538,8 +565,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 return;
             }
             try {
-                stream = ByteStream.open(ioHandler.runtime(), c, settings, peer, RdmaSocketChannel.this);
-            } catch (RdmaException e) {
+                stream = ByteStream.open(ioHandler.runtime(), c, settings, peer, ioHandler.executor(),
+                        RdmaSocketChannel.this);
+            } catch (RuntimeException | OutOfMemoryError e) {
                 c.close();
                 promise.tryFailure(ConnectErrors.toNetty(e, remote));
                 close(voidPromise());

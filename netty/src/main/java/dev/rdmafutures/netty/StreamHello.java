@@ -36,7 +36,7 @@ record StreamHello(int receiveDepth, int bufferSize, byte[] applicationData) {
         in.get();
         int depth = Short.toUnsignedInt(in.getShort());
         int bufferSize = in.getInt();
-        if (depth < 2 || bufferSize < StreamSettings.MIN_BUFFER_SIZE || bufferSize > StreamSettings.MAX_BUFFER_SIZE) {
+        if (depth < StreamSettings.MIN_DEPTH || bufferSize < StreamSettings.MIN_BUFFER_SIZE || bufferSize > StreamSettings.MAX_BUFFER_SIZE) {
             return null;
         }
         return new StreamHello(depth, bufferSize, Arrays.copyOfRange(privateData, BYTES, privateData.length));

@@ -14,14 +14,22 @@ record StreamSettings(int bufferSize, int receiveDepth, int sendDepth) {
     static final int MAX_BUFFER_SIZE = 16 * 1024 * 1024;
     /** Credits travel in 16 bits; a deeper queue could not return them all in one message. */
     static final int MAX_DEPTH = 0xFFFF;
+    static final int MIN_DEPTH = 4;
 
     static final StreamSettings DEFAULT = new StreamSettings(DEFAULT_BUFFER_SIZE, DEFAULT_RECEIVE_DEPTH,
             DEFAULT_SEND_DEPTH);
+
+    /** The most a stream registers per direction: depth times buffer size. */
+    static final long MAX_REGION_BYTES = 1L << 30;
 
     StreamSettings {
         checkBufferSize(bufferSize);
         checkDepth("receive depth", receiveDepth);
         checkDepth("send depth", sendDepth);
+        if ((long) receiveDepth * bufferSize > MAX_REGION_BYTES || (long) sendDepth * bufferSize > MAX_REGION_BYTES) {
+            throw new IllegalArgumentException("a stream of depth " + Math.max(receiveDepth, sendDepth) + " and "
+                    + bufferSize + "-byte buffers would register more than " + MAX_REGION_BYTES + " bytes");
+        }
     }
 
     static int checkBufferSize(int bufferSize) {
@@ -33,9 +41,10 @@ record StreamSettings(int bufferSize, int receiveDepth, int sendDepth) {
     }
 
     static int checkDepth(String what, int depth) {
-        // 2 at least: one credit is held back for returning credits, so a depth of 1 could never carry data.
-        if (depth < 2 || depth > MAX_DEPTH) {
-            throw new IllegalArgumentException(what + " " + depth + " is outside 2.." + MAX_DEPTH);
+        // One credit is held back for returning credits, and credits are returned two at a time at least, so
+        // that header-only returns cannot answer each other forever: below 4 a stream could not carry data.
+        if (depth < MIN_DEPTH || depth > MAX_DEPTH) {
+            throw new IllegalArgumentException(what + " " + depth + " is outside " + MIN_DEPTH + ".." + MAX_DEPTH);
         }
         return depth;
     }
@@ -44,5 +53,13 @@ record StreamSettings(int bufferSize, int receiveDepth, int sendDepth) {
     StreamSettings cappedTo(AdapterInfo adapter) {
         return new StreamSettings(bufferSize, Math.min(receiveDepth, adapter.maxReceiveQueueDepth()),
                 Math.min(sendDepth, adapter.maxInitiatorQueueDepth()));
+    }
+
+    /**
+     * The initiator queue depth to ask for: the stream's sends and as many again for the application's one-sided
+     * operations on {@code RdmaSocketChannel.connection()}, within the adapter's maximum.
+     */
+    int initiatorDepth(AdapterInfo adapter) {
+        return (int) Math.min((long) sendDepth * 2, adapter.maxInitiatorQueueDepth());
     }
 }

@@ -33,7 +33,47 @@ class EchoTest {
 
     @Test
     void echoesMoreBytesThanTheCreditsCover() throws Exception {
+        echo(4 * 1024 * 1024, new ServerBootstrap(), new Bootstrap());
+    }
+
+    @Test
+    void theSmallestStreamCarriesEveryByte() throws Exception {
+        // Depth 4 and 64-byte buffers: credits are returned after every other message, both ways at once.
+        ServerBootstrap sb = new ServerBootstrap().option(RdmaChannelOption.STREAM_RECEIVE_DEPTH, 4)
+                .option(RdmaChannelOption.STREAM_SEND_DEPTH, 4).option(RdmaChannelOption.STREAM_BUFFER_SIZE, 64);
+        Bootstrap cb = new Bootstrap().option(RdmaChannelOption.STREAM_RECEIVE_DEPTH, 4)
+                .option(RdmaChannelOption.STREAM_SEND_DEPTH, 4).option(RdmaChannelOption.STREAM_BUFFER_SIZE, 64);
+        echo(200_000, sb, cb);
+    }
+
+    @Test
+    void shuttingInputDownReturnsTheCreditsAPeerWaitsFor() throws Exception {
+        CompletableFuture<Channel> child = new CompletableFuture<>();
         Channel server = new ServerBootstrap().group(group, group).channel(RdmaServerSocketChannel.class)
+                .childOption(io.netty.channel.ChannelOption.AUTO_READ, false)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        child.complete(ctx.channel());
+                    }
+                })
+                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(server.localAddress()).sync().channel();
+        // The server reads nothing, so 1 MiB cannot pass the server's 32 x 16 KiB of credits...
+        io.netty.channel.ChannelFuture written = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[1 << 20]));
+        assertThat(written.await(500, TimeUnit.MILLISECONDS)).isFalse();
+        // ...until it shuts its input down: what waits is dropped and the credits go back.
+        ((RdmaSocketChannel) child.get(10, TimeUnit.SECONDS)).shutdownInput().sync();
+        assertThat(written.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(written.isSuccess()).isTrue();
+        client.close().sync();
+        server.close().sync();
+    }
+
+    private static void echo(int total, ServerBootstrap sb, Bootstrap cb) throws Exception {
+        Channel server = sb.group(group, group).channel(RdmaServerSocketChannel.class)
                 .childHandler(new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -46,9 +86,8 @@ class EchoTest {
                     }
                 })
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-        int total = Integer.getInteger("echo.total", 4 * 1024 * 1024);
         CompletableFuture<byte[]> echoed = new CompletableFuture<>();
-        Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+        Channel client = cb.group(group).channel(RdmaSocketChannel.class)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
