@@ -14,6 +14,7 @@ import dev.rdmafutures.Status;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -33,7 +34,8 @@ public abstract class ConformanceSupport {
 
     protected RdmaRuntime server;
     protected RdmaRuntime client;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
+    /** Synchronized: tests register from worker threads (manyConnectionsAndThreadsKeepEveryByteIntact). */
+    private final List<AutoCloseable> toClose = Collections.synchronizedList(new ArrayList<>());
 
     /** The provider under test. */
     protected abstract ProviderFixture fixture();
