@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * time: the thread that built it, until that thread hands it over with {@link #handOver(Thread)}. Only the owner
  * runs {@link #poll()}; the owner's {@code join()} and {@code get()} on any RdmaFutures future poll every runtime
  * it owns while they wait; other threads may wait on its futures while the owner polls.
+ *
+ * <p>This file is the facade and its validated {@link Builder}, kept together past 450 lines so that the entry point
+ * and every default read in one place; each method delegates to {@code internal.RuntimeCore}, which holds the logic.
  */
 public final class RdmaRuntime implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaRuntime.class);

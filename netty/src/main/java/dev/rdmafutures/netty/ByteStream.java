@@ -176,13 +176,12 @@ final class ByteStream implements CompletionCallback {
         return true;
     }
 
-    /** Sends the FIN once, as soon as a send buffer and a credit allow; returns whether it has been sent. */
-    boolean shutdownOutput() throws IOException {
+    /** Sends the FIN once, as soon as a send buffer and a credit allow; call again when {@code writable()}. */
+    void shutdownOutput() throws IOException {
         if (!finSent && freeSendCount > 0 && credits >= 1) {
             finSent = true;
             post(freeSends[--freeSendCount], HEADER_BYTES, FIN);
         }
-        return finSent;
     }
 
     /**
@@ -249,10 +248,6 @@ final class ByteStream implements CompletionCallback {
     /** Whether the peer shut its output and every byte before that was taken. */
     boolean isInputEnded() {
         return finReceived && readyCount == 0;
-    }
-
-    boolean isOutputShut() {
-        return finSent;
     }
 
     @Override
