@@ -18,7 +18,8 @@ import java.util.Map;
  * setters change nothing: an RDMA stream never delays a message (TCP_NODELAY reads true), the runtime's liveness
  * timeout watches an idle peer (SO_KEEPALIVE reads true), the stream's credits are its buffers (SO_SNDBUF and
  * SO_RCVBUF read the stream's own sizes), and SO_LINGER, IP_TOS and SO_REUSEADDR read as unset. Set through
- * {@code setOption} or a bootstrap, those options are refused ({@code false}), and Netty logs them as unknown.
+ * {@code setOption} or a bootstrap, TCP_NODELAY and SO_KEEPALIVE are accepted when set true (the stream does that
+ * already) and refused when set false; the others are refused ({@code false}), and Netty logs them as unknown.
  */
 public final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
     private final RdmaOptions rdma = new RdmaOptions();
@@ -41,6 +42,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             return (T) Boolean.valueOf(allowHalfClosure);
         }
+        if (alwaysOn(option)) {
+            return (T) Boolean.TRUE;
+        }
         Object value = rdma.get(option);
         return value != null || option == RdmaChannelOption.READ_LIMITS ? (T) value : super.getOption(option);
     }
@@ -52,7 +56,18 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             allowHalfClosure = (Boolean) value;
             return true;
         }
+        if (alwaysOn(option)) {
+            return (Boolean) value;
+        }
         return rdma.set(option, value) || super.setOption(option, value);
+    }
+
+    /**
+     * TCP_NODELAY and SO_KEEPALIVE ask for what an RDMA stream always does; gRPC and many Netty clients set them on
+     * every connection, so asking for them is accepted (no WARN per connection) and asking to turn them off refused.
+     */
+    private static boolean alwaysOn(ChannelOption<?> option) {
+        return option == ChannelOption.TCP_NODELAY || option == ChannelOption.SO_KEEPALIVE;
     }
 
     RdmaOptions rdma() {
