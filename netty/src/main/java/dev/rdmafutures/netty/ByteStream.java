@@ -8,6 +8,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RegionSlice;
+import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import io.netty.buffer.ByteBuf;
@@ -39,6 +40,12 @@ final class ByteStream implements CompletionCallback {
     private static final int CREDIT_MASK = 0xFFFF;
     private static final int FIN = 1 << 16;
     private static final long SEND = 1L << 32;
+    private static final long PROBE = 1L << 33;
+    /**
+     * How often the channel calls {@link #probe()}: a peer silent for one to two of these is READ, and the runtime's
+     * liveness deadline runs from then. An idle connection costs one small READ per two intervals.
+     */
+    static final long PROBE_INTERVAL_MILLIS = 500;
 
     /** What the stream tells its channel; called on the owning event loop. */
     interface Events {
@@ -84,10 +91,18 @@ final class ByteStream implements CompletionCallback {
     private boolean finReceived;
     private boolean closing;
     private boolean closed;
+    /** What the peer offered to be READ for a liveness probe (null: nothing, so it is never probed). */
+    private final RemoteBuffer peerProbe;
+    private final RegionSlice probeSink;
+    /** Something came from the peer since the last {@link #probe()}. */
+    private boolean heard;
+    private boolean probing;
 
     private ByteStream(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
-                       ThreadAwareExecutor loop, Events events) {
+                       RegionSlice probeSink, ThreadAwareExecutor loop, Events events) {
         this.connection = connection;
+        this.peerProbe = peer.probe();
+        this.probeSink = probeSink;
         this.loop = loop;
         this.events = events;
         this.receiveBufferSize = local.bufferSize();
@@ -130,8 +145,8 @@ final class ByteStream implements CompletionCallback {
      * @throws RdmaException when the buffers cannot be registered or the receives posted (the buffers are released)
      */
     static ByteStream open(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
-                           ThreadAwareExecutor loop, Events events) {
-        ByteStream stream = new ByteStream(runtime, connection, local, peer, loop, events);
+                           RegionSlice probeSink, ThreadAwareExecutor loop, Events events) {
+        ByteStream stream = new ByteStream(runtime, connection, local, peer, probeSink, loop, events);
         for (int i = 0; i < stream.receiveSlots.length; i++) {
             Status status = connection.receive(stream.receiveSlots[i], stream, i);
             if (status != Status.SUCCESS) {
@@ -245,6 +260,24 @@ final class ByteStream implements CompletionCallback {
         return readyCount > 0;
     }
 
+    /**
+     * The channel calls this every {@link #PROBE_INTERVAL_MILLIS}. When nothing came from the peer since the last
+     * call, it READs the peer's probe target: a peer that owes this side nothing (a call waiting for its answer, a
+     * stream waiting for its next message) then owes a Read Response, so the runtime's liveness deadline (soft), or
+     * the transport's retry budget (verbs), ends the connection once the peer is gone silent: the READ fails with
+     * IO_TIMEOUT and the channel closes with an IOException. Without it, a link cut without a reset would leave such
+     * a channel open for as long as the kernel's TCP retransmits, or for ever behind a middlebox that still answers.
+     */
+    void probe() {
+        if (heard || probing || peerProbe == null || closing || closed) {
+            heard = false;
+            return;
+        }
+        if (connection.read(probeSink, peerProbe, 0, OperationFlags.NONE, this, PROBE) == Status.SUCCESS) {
+            probing = true; // refused (the connection is ending, the initiator queue full of the application's): skip
+        }
+    }
+
     /** Whether the peer shut its output and every byte before that was taken. */
     boolean isInputEnded() {
         return finReceived && readyCount == 0;
@@ -256,14 +289,20 @@ final class ByteStream implements CompletionCallback {
         if (closed) {
             return;
         }
+        if ((context & PROBE) != 0) {
+            probing = false;
+            heard = true;
+            return;
+        }
         int slot = (int) context;
         if ((context & SEND) != 0) {
-            sendEnded(slot);
+            sendEnded(slot); // on soft the socket took it: no word from the peer
             if (!closing) {
                 events.writable();
             }
             return;
         }
+        heard = true; // a receive: the peer lives
         if (bytes < HEADER_BYTES) {
             events.failed(new IOException("the peer sent a " + bytes + "-byte message; a stream message has a "
                     + HEADER_BYTES + "-byte header"));
@@ -300,12 +339,22 @@ final class ByteStream implements CompletionCallback {
     @Override
     public void failed(long context, RdmaException error) {
         checkThread();
-        if ((context & SEND) != 0) {
+        if ((context & PROBE) != 0) {
+            probing = false;
+        } else if ((context & SEND) != 0) {
             sendEnded((int) context);
         }
         if (!closed && !closing && error.status() != Status.CANCELED) { // CANCELED: the connection ended
-            events.failed(error);
+            events.failed(asIoException(error));
         }
+    }
+
+    /**
+     * The connection's failure as a socket's would surface: an IOException, which Netty's and gRPC's handlers treat as
+     * the transport's (gRPC ends the calls UNAVAILABLE; an RdmaException, a RuntimeException, would end them UNKNOWN).
+     */
+    private static IOException asIoException(RdmaException error) {
+        return new IOException("the RDMA connection failed: " + error.getMessage(), error);
     }
 
     private void checkThread() {
@@ -330,7 +379,7 @@ final class ByteStream implements CompletionCallback {
         if (status == Status.SUCCESS) {
             owed++;
         } else if (connection.isConnected()) {
-            events.failed(new RdmaException(status, "posting the byte stream's receive again failed"));
+            events.failed(asIoException(new RdmaException(status, "posting the byte stream's receive again failed")));
         }
     }
 

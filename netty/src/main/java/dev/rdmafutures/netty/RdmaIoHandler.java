@@ -1,6 +1,10 @@
 package dev.rdmafutures.netty;
 
+import dev.rdmafutures.Access;
+import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.RegionSlice;
+import dev.rdmafutures.RemoteBuffer;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
@@ -8,6 +12,7 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Objects;
@@ -26,10 +31,13 @@ import java.util.function.Consumer;
  * {@code MultiThreadIoEventLoopGroup} of one's own.
  */
 public final class RdmaIoHandler implements IoHandler {
+    private static final int PROBE_BYTES = 8;
     private final ThreadAwareExecutor executor;
     private final Consumer<RdmaRuntime.Builder> configuration;
     private final Set<RdmaIoHandle> handles = new LinkedHashSet<>();
     private volatile RdmaRuntime runtime;
+    /** The liveness probes' bytes: the target peers READ, then this loop's sink; see {@link #probeTarget()}. */
+    private MemoryRegion probeRegion;
 
     private RdmaIoHandler(ThreadAwareExecutor executor, Consumer<RdmaRuntime.Builder> configuration) {
         this.executor = executor;
@@ -112,6 +120,28 @@ public final class RdmaIoHandler implements IoHandler {
     /** The runtime this loop drives; on the loop's thread, after {@link #initialize()}. */
     RdmaRuntime runtime() {
         return runtime;
+    }
+
+    /**
+     * What this loop's streams offer their peers to READ when a peer has heard nothing for a while
+     * ({@link ByteStream#probe()}): 8 bytes of zeros, registered once per loop (on its thread, at the first use),
+     * shared by its streams, released with the runtime. Holds nothing an application wrote.
+     */
+    RemoteBuffer probeTarget() {
+        return probeRegion().remote().slice(0, PROBE_BYTES);
+    }
+
+    /** Where this loop's streams READ their peers' probe targets into; what lands there is never looked at. */
+    RegionSlice probeSink() {
+        return probeRegion().slice(PROBE_BYTES, PROBE_BYTES);
+    }
+
+    private MemoryRegion probeRegion() {
+        if (probeRegion == null) {
+            probeRegion = runtime.register(ByteBuffer.allocateDirect(2 * PROBE_BYTES), Access.LOCAL_WRITE,
+                    Access.REMOTE_READ);
+        }
+        return probeRegion;
     }
 
     /** The event loop that runs this handler. */

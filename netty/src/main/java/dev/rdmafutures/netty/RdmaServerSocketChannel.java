@@ -131,7 +131,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         }
         StreamSettings settings = config.rdma().stream().cappedTo(ioHandler.runtime().adapterInfo());
         request.withQueueDepths(settings.initiatorDepth(ioHandler.runtime().adapterInfo()), settings.receiveDepth())
-                .withPrivateData(StreamHello.encode(settings, config.rdma().privateData()))
+                .withPrivateData(StreamHello.encode(settings, ioHandler.probeTarget(), config.rdma().privateData()))
                 .accept()
                 .whenComplete((connection, error) -> onAccepted(connection, error, settings, peer));
     }

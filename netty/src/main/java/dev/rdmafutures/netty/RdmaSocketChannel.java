@@ -29,6 +29,8 @@ import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +75,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private boolean outputShutdownRequested;
     private boolean peerGone;
     private boolean closedByPeerBeforeRegistration;
+    /** Calls the stream's liveness probe while the channel is open ({@link ByteStream#probe()}). */
+    private ScheduledFuture<?> prober;
+    private final Runnable probeTask = () -> {
+        if (open && stream != null) {
+            stream.probe();
+        }
+    };
 
     /** A client channel; {@code Bootstrap} creates it. */
     public RdmaSocketChannel() {
@@ -90,7 +99,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         this.peerPrivateData = peer.applicationData();
         this.local = connection.localAddress();
         this.remote = connection.remoteAddress();
-        this.stream = ByteStream.open(home.runtime(), connection, settings, peer, home.executor(), this);
+        this.stream = ByteStream.open(home.runtime(), connection, settings, peer, home.probeSink(), home.executor(),
+                this);
         this.active = true;
         connection.disconnected().whenComplete((reason, error) -> onDisconnected());
     }
@@ -162,6 +172,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         });
         if (closedByPeerBeforeRegistration) { // the connection ended between its accept and this registration
             eventLoop().execute(() -> unsafe().close(unsafe().voidPromise()));
+        } else if (stream != null) {
+            startProbing(); // an accepted channel: its stream is up
         }
     }
 
@@ -202,6 +214,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         if (promise != null) {
             connectPromise = null;
             promise.tryFailure(new ClosedChannelException());
+        }
+        ScheduledFuture<?> probes = prober;
+        if (probes != null) {
+            prober = null;
+            probes.cancel(false);
         }
         if (stream != null) {
             stream.close();
@@ -329,6 +346,17 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                     failed(e);
                 }
             }
+        }
+    }
+
+    /**
+     * Probes the peer's liveness from now until the channel closes: a peer that owes this side nothing (a gRPC call
+     * awaiting its answer) still has its silence bounded by the runtime's liveness deadline.
+     */
+    private void startProbing() {
+        if (prober == null && open) {
+            prober = eventLoop().scheduleAtFixedRate(probeTask, ByteStream.PROBE_INTERVAL_MILLIS,
+                    ByteStream.PROBE_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -519,7 +547,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 StreamSettings settings = config.rdma().stream().cappedTo(runtime.adapterInfo());
                 ConnectBuilder builder = runtime.connector().connect((InetSocketAddress) remoteAddress)
                         .withQueueDepths(settings.initiatorDepth(runtime.adapterInfo()), settings.receiveDepth())
-                        .withPrivateData(StreamHello.encode(settings, config.rdma().privateData()));
+                        .withPrivateData(StreamHello.encode(settings, ioHandler.probeTarget(),
+                                config.rdma().privateData()));
                 ReadLimits limits = config.rdma().readLimits();
                 if (limits != null) {
                     builder.withReadLimits(limits.inbound(), limits.outbound());
@@ -565,8 +594,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 return;
             }
             try {
-                stream = ByteStream.open(ioHandler.runtime(), c, settings, peer, ioHandler.executor(),
-                        RdmaSocketChannel.this);
+                stream = ByteStream.open(ioHandler.runtime(), c, settings, peer, ioHandler.probeSink(),
+                        ioHandler.executor(), RdmaSocketChannel.this);
             } catch (RuntimeException | OutOfMemoryError e) {
                 c.close();
                 promise.tryFailure(ConnectErrors.toNetty(e, remote));
@@ -579,6 +608,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             remote = c.remoteAddress();
             active = true;
             c.disconnected().whenComplete((reason, e) -> onDisconnected());
+            startProbing();
             promise.trySuccess();
             LOG.debug("RDMA channel {} connected", RdmaSocketChannel.this);
             pipeline().fireChannelActive();

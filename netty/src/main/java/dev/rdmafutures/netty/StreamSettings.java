@@ -56,10 +56,11 @@ record StreamSettings(int bufferSize, int receiveDepth, int sendDepth) {
     }
 
     /**
-     * The initiator queue depth to ask for: the stream's sends and as many again for the application's one-sided
-     * operations on {@code RdmaSocketChannel.connection()}, within the adapter's maximum.
+     * The initiator queue depth to ask for: the stream's sends, its one liveness probe, and as many as its sends again
+     * for the application's one-sided operations on {@code RdmaSocketChannel.connection()}, within the adapter's
+     * maximum.
      */
     int initiatorDepth(AdapterInfo adapter) {
-        return (int) Math.min((long) sendDepth * 2, adapter.maxInitiatorQueueDepth());
+        return (int) Math.min((long) sendDepth * 2 + 1, adapter.maxInitiatorQueueDepth());
     }
 }
