@@ -1,0 +1,70 @@
+"""The gRPC section of a bin/bench report (issue 26): GrpcBench's raw/grpc-host.json, gRPC-java over the Netty
+transport on soft beside the same program over Netty's NIO and epoll transports, medians of rounds taken in turns."""
+import json
+import os
+
+
+def load(path):
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
+def by_transport(run):
+    return {t["transport"]: t for t in run["transports"]}
+
+
+def grpc_targets(run):
+    """Issue 26's targets: unary 1 KiB round trip <= 1.0x NIO's, streaming throughput >= 1.0x NIO's."""
+    if run is None:
+        return []
+    t = by_transport(run)
+    rdma, nio = t.get("rdma-soft"), t.get("nio")
+    out = []
+    for name, goal, key, field, le, unit in (
+            ("gRPC unary 1 KiB round trip (mean), soft vs Netty NIO", 1.0, "unary", "meanMicros", True, "us"),
+            ("gRPC server-streaming 1 KiB messages per second, soft vs Netty NIO", 1.0, "stream",
+             "messagesPerSecond", False, "msg/s")):
+        goal_text = ("<= " if le else ">= ") + f"{goal:g}x"
+        if rdma and nio:
+            value = rdma[key][field] / nio[key][field]
+            out.append({"target": name, "goal": goal_text, "ratio": round(value, 3), "met": value <= goal if le
+                        else value >= goal, "measured": f"{rdma[key][field]:.1f} vs {nio[key][field]:.1f} {unit}"})
+        else:
+            out.append({"target": name, "goal": goal_text, "ratio": None, "met": False,
+                        "measured": "no result: " + ("soft" if rdma is None else "nio") + " missing"})
+    return out
+
+
+def grpc_markdown(run):
+    if run is None:
+        return []
+    t = by_transport(run)
+    lines = ["## gRPC over the Netty transport (GrpcBench)", "",
+             f"gRPC-java (byte-array marshaller, direct executors, one event loop thread for the server and one for "
+             f"the client) in one JVM on loopback: unary calls of {run['size']} B each way, one at a time, and "
+             f"server-streaming calls of {run['streamMessages']:,} messages of {run['size']} B under gRPC's flow "
+             f"control. Each transport measured {run['seconds']:g} s per benchmark in each of {run['rounds']} rounds "
+             "taken in turns (the order reversed every other round); the figures are medians of the rounds. CPU: "
+             "the whole process's user and system time (client and server) per call or message.", "",
+             "| transport | unary mean us | p50 us | p99 us | calls/s | CPU us/call | stream msg/s | MB/s | "
+             "CPU us/msg | unary means by round | stream rates by round |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, r in t.items():
+        u, s = r["unary"], r["stream"]
+        lines.append(f"| {name} | {u['meanMicros']:.1f} | {u['p50Micros']:.1f} | {u['p99Micros']:.1f} | "
+                     f"{u['callsPerSecond']:.0f} | {u['cpuMicrosPerCall']:.1f} | {s['messagesPerSecond']:.0f} | "
+                     f"{s['megabytesPerSecond']:.1f} | {s['cpuMicrosPerMessage']:.2f} | "
+                     f"{', '.join(f'{v:.1f}' for v in u['roundsMeanMicros'])} | "
+                     f"{', '.join(f'{v:.0f}' for v in s['roundsMessagesPerSecond'])} |")
+    rdma = t.get("rdma-soft")
+    for base in ("nio", "epoll"):
+        if rdma and base in t:
+            b = t[base]
+            lines.append(f"| soft/{base} | {rdma['unary']['meanMicros'] / b['unary']['meanMicros']:.2f}x | "
+                         f"{rdma['unary']['p50Micros'] / b['unary']['p50Micros']:.2f}x | "
+                         f"{rdma['unary']['p99Micros'] / b['unary']['p99Micros']:.2f}x | | "
+                         f"{rdma['unary']['cpuMicrosPerCall'] / b['unary']['cpuMicrosPerCall']:.2f}x | "
+                         f"{rdma['stream']['messagesPerSecond'] / b['stream']['messagesPerSecond']:.2f}x | | "
+                         f"{rdma['stream']['cpuMicrosPerMessage'] / b['stream']['cpuMicrosPerMessage']:.2f}x | | |")
+    for skipped in run.get("skipped", []):
+        lines.append(f"\nNot measured: {skipped}")
+    return lines + ["", "soft/base: for latency and CPU lower is better, for messages per second higher.", ""]
