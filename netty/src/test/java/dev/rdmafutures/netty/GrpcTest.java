@@ -19,6 +19,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -31,9 +32,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * gRPC-java over RDMA channels, written against gRPC's public API only: what an application changes is the channel
- * type and the event loop group given to the builders.
+ * type and the event loop group given to the builders. On {@code soft} over loopback here; the VM stage's subclasses
+ * override {@link #newGroup()} and {@link #address()} to run it on {@code verbs} at a device's address.
  */
-class GrpcTest {
+public class GrpcTest {
     private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
         @Override
         public InputStream stream(String value) {
@@ -77,14 +79,24 @@ class GrpcTest {
                 .build();
     }
 
+    /** The group the server and the channel share, on the runtimes the test runs on. */
+    protected EventLoopGroup newGroup() {
+        return new RdmaEventLoopGroup(1);
+    }
+
+    /** The address the server binds and the channel connects to. */
+    protected InetAddress address() {
+        return InetAddress.getLoopbackAddress();
+    }
+
     @BeforeEach
     void start() throws IOException {
-        group = new RdmaEventLoopGroup(1);
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        group = newGroup();
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(address(), 0))
                 .channelType(RdmaServerSocketChannel.class)
                 .bossEventLoopGroup(group).workerEventLoopGroup(group)
                 .addService(greeter()).build().start();
-        channel = NettyChannelBuilder.forAddress(new InetSocketAddress("127.0.0.1", server.getPort()))
+        channel = NettyChannelBuilder.forAddress(new InetSocketAddress(address(), server.getPort()))
                 .channelType(RdmaSocketChannel.class).eventLoopGroup(group)
                 .usePlaintext().build();
     }

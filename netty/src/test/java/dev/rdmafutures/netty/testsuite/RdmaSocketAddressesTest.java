@@ -10,10 +10,20 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.List;
 
-class RdmaSocketAddressesTest extends SocketAddressesTest {
+public class RdmaSocketAddressesTest extends SocketAddressesTest {
+    /** Where it runs: the host build's permutation unless a subclass (the VM stage's) names another. */
+    protected RdmaSocketTestPermutation permutation() {
+        return RdmaSocketTestPermutation.INSTANCE;
+    }
+
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RdmaSocketTestPermutation.INSTANCE.socket();
+        return permutation().socket();
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return permutation().newSocketAddress();
     }
 
     @Override

@@ -3,15 +3,26 @@ package dev.rdmafutures.netty.testsuite;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
 import io.netty.testsuite.transport.socket.SocketChannelNotYetConnectedTest;
+import java.net.SocketAddress;
 import java.util.List;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
-class RdmaSocketChannelNotYetConnectedTest extends SocketChannelNotYetConnectedTest {
+public class RdmaSocketChannelNotYetConnectedTest extends SocketChannelNotYetConnectedTest {
+    /** Where it runs: the host build's permutation unless a subclass (the VM stage's) names another. */
+    protected RdmaSocketTestPermutation permutation() {
+        return RdmaSocketTestPermutation.INSTANCE;
+    }
+
     @Override
     protected List<BootstrapFactory<Bootstrap>> newFactories() {
-        return RdmaSocketTestPermutation.INSTANCE.clientSocket();
+        return permutation().clientSocket();
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return permutation().newSocketAddress();
     }
 
     @Test

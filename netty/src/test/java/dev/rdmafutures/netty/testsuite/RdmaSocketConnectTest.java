@@ -4,11 +4,22 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.socket.SocketConnectTest;
+import java.net.SocketAddress;
 import java.util.List;
 
-class RdmaSocketConnectTest extends SocketConnectTest {
+public class RdmaSocketConnectTest extends SocketConnectTest {
+    /** Where it runs: the host build's permutation unless a subclass (the VM stage's) names another. */
+    protected RdmaSocketTestPermutation permutation() {
+        return RdmaSocketTestPermutation.INSTANCE;
+    }
+
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RdmaSocketTestPermutation.INSTANCE.socket();
+        return permutation().socket();
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return permutation().newSocketAddress();
     }
 }

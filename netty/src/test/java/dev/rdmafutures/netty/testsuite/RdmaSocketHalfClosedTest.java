@@ -4,15 +4,26 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.socket.SocketHalfClosedTest;
+import java.net.SocketAddress;
 import java.util.List;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
-class RdmaSocketHalfClosedTest extends SocketHalfClosedTest {
+public class RdmaSocketHalfClosedTest extends SocketHalfClosedTest {
+    /** Where it runs: the host build's permutation unless a subclass (the VM stage's) names another. */
+    protected RdmaSocketTestPermutation permutation() {
+        return RdmaSocketTestPermutation.INSTANCE;
+    }
+
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RdmaSocketTestPermutation.INSTANCE.socket();
+        return permutation().socket();
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return permutation().newSocketAddress();
     }
 
     @Test
