@@ -50,6 +50,8 @@ final class SoftEventLoop implements EventLoop {
      */
     private static final long QUIET_MICROS = 100;
     private static final long QUIET_NANOS = QUIET_MICROS * 1_000;
+    /** What a blocking wait does with the keys it reports: nothing, the next poll selects them again. */
+    private static final Consumer<SelectionKey> IGNORE_KEY = key -> { };
     private final SoftDevice device;
     private final PollerContext poller;
     private final Selector selector;
@@ -245,8 +247,9 @@ final class SoftEventLoop implements EventLoop {
             // Wait only. Events are dispatched after the next gather(), once the poller has run the commands that
             // arrived meanwhile: a command issued before an event (a cancel before the peer's reply) goes first.
             // The sockets stay ready (level-triggered), so gather() sees them again.
-            selector.select(Math.max(1, maxNanos / 1_000_000));
-            selector.selectedKeys().clear();
+            // The action form with an action that keeps nothing: the selected-key set would allocate an entry for
+            // every key each wait reports.
+            selector.select(IGNORE_KEY, Math.max(1, maxNanos / 1_000_000));
             selectNext = true; // whatever woke us is dispatched by the next poll
         } catch (IOException e) {
             throw new UncheckedIOException(e);
