@@ -1,5 +1,6 @@
-"""The gRPC section of a bin/bench report (issue 26): GrpcBench's raw/grpc-host.json, gRPC-java over the Netty
-transport on soft beside the same program over Netty's NIO and epoll transports, medians of rounds taken in turns."""
+"""The Netty transport's sections of a bin/bench report (issue 26): GrpcBench's raw/grpc-host.json, gRPC-java over the
+Netty transport on soft beside the same program over Netty's NIO and epoll transports (medians of rounds taken in
+turns), and NettyAllocationCheck's raw/netty-alloc-host.json, bytes the event loops allocate per echoed message."""
 import json
 import os
 
@@ -68,3 +69,40 @@ def grpc_markdown(run):
     for skipped in run.get("skipped", []):
         lines.append(f"\nNot measured: {skipped}")
     return lines + ["", "soft/base: for latency and CPU lower is better, for messages per second higher.", ""]
+
+
+# Bytes per message the transport may allocate beyond the least of Netty's own transports: the counters are exact,
+# and this leaves room only for a stray object over the hundreds of thousands of messages counted.
+ALLOCATION_SLACK = 0.5
+
+
+def allocation_targets(check):
+    """Issue 26: the channel's steady-state path allocates nothing per message beyond what Netty itself allocates."""
+    if check is None:
+        return []
+    r = {x["transport"]: x for x in check["results"]}
+    rdma = r.get("rdma-soft")
+    bases = [x for name, x in r.items() if name != "rdma-soft"]
+    name = "Netty echo, bytes allocated per message by both event loops, soft vs the least of Netty NIO and epoll"
+    if rdma is None or not bases:
+        return [{"target": name, "goal": f"<= +{ALLOCATION_SLACK} B", "ratio": None, "met": False,
+                 "measured": "no result"}]
+    ours = rdma["clientBytesPerMessage"] + rdma["serverBytesPerMessage"]
+    least = min(x["clientBytesPerMessage"] + x["serverBytesPerMessage"] for x in bases)
+    return [{"target": name, "goal": f"<= +{ALLOCATION_SLACK} B", "ratio": None, "met": ours <= least + ALLOCATION_SLACK,
+             "measured": f"{ours:.2f} vs {least:.2f} B/msg"}]
+
+
+def allocation_markdown(check):
+    if check is None:
+        return []
+    lines = ["## Netty echo allocation (NettyAllocationCheck)", "",
+             f"Exact bytes each event loop thread allocated per echoed message of {check['size']} B, "
+             f"{check['window']} in flight, pooled buffers of the channel's allocator, Netty's leak detector off.", "",
+             "| transport | messages | client loop B/msg | server loop B/msg |", "|---|---|---|---|"]
+    for x in check["results"]:
+        lines.append(f"| {x['transport']} | {x['messages']} | {x['clientBytesPerMessage']:.2f} | "
+                     f"{x['serverBytesPerMessage']:.2f} |")
+    for skipped in check.get("skipped", []):
+        lines.append(f"\nNot measured: {skipped}")
+    return lines + [""]

@@ -10,7 +10,9 @@ import os
 import re
 import sys
 
-from grpc_report import grpc_markdown, grpc_targets, load as load_grpc
+from netty_report import allocation_markdown as netty_allocation_markdown
+from netty_report import allocation_targets as netty_allocation_targets
+from netty_report import grpc_markdown, grpc_targets, load as load_json
 from kv_report import kv_markdown
 from msgrate_report import msgrate_markdown, plot_msgrate, plot_vm_msgrate, vm_msgrate, vm_msgrate_markdown
 from scale_report import (parallel_baselines, plot_pollers, plot_scale, poller_markdown, poller_targets,
@@ -254,7 +256,8 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgra
     lines += vm_msgrate_markdown(vm_rates)
     lines += setup_rate_markdown(rates)
     lines += kv_markdown(os.path.join(out_dir, "raw", "kv-host.json"))
-    lines += grpc_markdown(load_grpc(os.path.join(out_dir, "raw", "grpc-host.json")))
+    lines += grpc_markdown(load_json(os.path.join(out_dir, "raw", "grpc-host.json")))
+    lines += netty_allocation_markdown(load_json(os.path.join(out_dir, "raw", "netty-alloc-host.json")))
     lines += ["## Allocation per operation (AllocationCheck)", "",
               "Exact bytes allocated in steady state by the thread that posts and completes the operations (an "
               "application-driven runtime) and by the server's poller thread. The B/op column of the results below "
@@ -287,7 +290,7 @@ def main(out_dir):
     vm_msgrate_rows = {}  # msgrate-<device>.json (bench-vm.sh): verbs, compared with perftest, not with NIO
     for path in sorted(glob.glob(os.path.join(raw, "*.json"))):
         name = os.path.basename(path)
-        if name.startswith(("iperf3", "kv-", "grpc-")):  # kv-host.json, grpc-host.json: their own reports read them
+        if name.startswith(("iperf3", "kv-", "grpc-", "netty-")):  # kv_report and netty_report read their own
             continue
         if name == "pollers-host.json":
             pollers = {"results": json.load(open(path)), **parallel_baselines(raw)}
@@ -314,13 +317,14 @@ def main(out_dir):
         rows += jmh_rows(path, m.group(1) if m else "host")
     rows += native_rows(raw)
     vm_rates = vm_msgrate(raw, vm_msgrate_rows)
-    grpc = load_grpc(os.path.join(raw, "grpc-host.json"))
+    grpc = load_json(os.path.join(raw, "grpc-host.json"))
+    netty_allocation = load_json(os.path.join(raw, "netty-alloc-host.json"))
     goals = (targets(rows) + allocation_targets(checks) + scale_targets(scale) + poller_targets(pollers)
-             + setup_rate_targets(rates) + grpc_targets(grpc))
+             + setup_rate_targets(rates) + grpc_targets(grpc) + netty_allocation_targets(netty_allocation))
     machine = open(os.path.join(out_dir, "machine.txt")).read()
     json.dump({"machine": machine, "targets": goals, "results": rows, "allocation": checks, "scale": scale,
                "pollers": pollers, "setupRate": rates, "messageRate": msgrate, "vmMessageRate": vm_rates,
-               "grpc": grpc},
+               "grpc": grpc, "nettyAllocation": netty_allocation},
               open(os.path.join(out_dir, "results.json"), "w"), indent=1)
     if rows:
         plot(rows, out_dir)

@@ -1,8 +1,5 @@
 package dev.rdmafutures.jmh;
 
-import dev.rdmafutures.netty.RdmaEventLoopGroup;
-import dev.rdmafutures.netty.RdmaServerSocketChannel;
-import dev.rdmafutures.netty.RdmaSocketChannel;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -14,17 +11,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,7 +26,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -106,28 +92,6 @@ public final class GrpcBench {
     private GrpcBench() {
     }
 
-    /** One transport's server and client classes and how to make an event loop group of one thread for it. */
-    enum Transport {
-        RDMA("rdma-soft", RdmaServerSocketChannel.class, RdmaSocketChannel.class, () -> new RdmaEventLoopGroup(1)),
-        NIO("nio", NioServerSocketChannel.class, NioSocketChannel.class,
-                () -> new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory())),
-        EPOLL("epoll", EpollServerSocketChannel.class, EpollSocketChannel.class,
-                () -> new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory()));
-
-        final String label;
-        final Class<? extends ServerChannel> serverChannel;
-        final Class<? extends Channel> clientChannel;
-        final Supplier<EventLoopGroup> group;
-
-        Transport(String label, Class<? extends ServerChannel> serverChannel,
-                Class<? extends Channel> clientChannel, Supplier<EventLoopGroup> group) {
-            this.label = label;
-            this.serverChannel = serverChannel;
-            this.clientChannel = clientChannel;
-            this.group = group;
-        }
-    }
-
     /** A server and a channel to it over one transport. */
     static final class Setup implements AutoCloseable {
         final EventLoopGroup serverGroup;
@@ -135,7 +99,7 @@ public final class GrpcBench {
         final Server server;
         final ManagedChannel channel;
 
-        Setup(Transport transport) throws IOException {
+        Setup(NettyTransport transport) throws IOException {
             serverGroup = transport.group.get();
             clientGroup = transport.group.get();
             byte[] response = new byte[SIZE];
@@ -272,17 +236,9 @@ public final class GrpcBench {
             System.err.println("usage: GrpcBench TRANSPORTS SECONDS ROUNDS OUT.json");
             System.exit(2);
         }
-        List<Transport> transports = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
-        for (String name : args[0].split(",")) {
-            Transport transport = Transport.valueOf(name.trim().toUpperCase(Locale.ROOT));
-            if (transport == Transport.EPOLL && !Epoll.isAvailable()) {
-                skipped.add("epoll: " + Epoll.unavailabilityCause());
-                System.out.println("epoll skipped: " + Epoll.unavailabilityCause());
-                continue;
-            }
-            transports.add(transport);
-        }
+        List<NettyTransport> transports = NettyTransport.parse(args[0], skipped);
+        skipped.forEach(reason -> System.out.println("skipped: " + reason));
         double seconds = Double.parseDouble(args[1]);
         long nanos = (long) (seconds * 1e9);
         int rounds = Integer.parseInt(args[2]);
@@ -290,7 +246,7 @@ public final class GrpcBench {
         long[] samples = new long[MAX_SAMPLES];
 
         long warmUpNanos = Math.max(2 * nanos, WARM_UP_NANOS);
-        for (Transport transport : transports) {
+        for (NettyTransport transport : transports) {
             try (Setup setup = new Setup(transport)) {
                 unary(setup.channel, warmUpNanos, samples);
                 stream(setup.channel, warmUpNanos);
@@ -305,7 +261,7 @@ public final class GrpcBench {
         for (int round = 0; round < rounds; round++) {
             for (int k = 0; k < transports.size(); k++) {
                 int i = round % 2 == 0 ? k : transports.size() - 1 - k;
-                Transport transport = transports.get(i);
+                NettyTransport transport = transports.get(i);
                 try (Setup setup = new Setup(transport)) {
                     unary(setup.channel, nanos / 4, samples); // the new connection's own warm-up
                     Unary u = unary(setup.channel, nanos, samples);

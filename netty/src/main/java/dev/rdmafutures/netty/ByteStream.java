@@ -12,6 +12,8 @@ import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.internal.PlatformDependent;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import java.io.IOException;
@@ -71,9 +73,18 @@ final class ByteStream implements CompletionCallback {
     /** Absolute reads and writes of headers: their bounds never change. */
     private final ByteBuffer receiveHeaders;
     private final ByteBuffer sendHeaders;
-    /** Relative copies of payloads, bounded per copy. */
-    private final ByteBuffer receiveView;
-    private final ByteBuffer sendView;
+    /**
+     * The regions as Netty buffers that never free their memory, for payload copies into and out of buffers without
+     * a memory address (heap, composite).
+     */
+    private final ByteBuf receiveBytes;
+    private final ByteBuf sendBytes;
+    /**
+     * The regions' addresses (0: none, without {@code Unsafe}): copies between them and a buffer with a memory address
+     * go address to address, since Netty's adaptive buffers slice a new {@code ByteBuffer} for every other copy.
+     */
+    private final long receiveAddress;
+    private final long sendAddress;
     private final RegionSlice[] receiveSlots;
     private final ScatterGatherList sendList = new ScatterGatherList(1);
     private final int[] freeSends;
@@ -122,8 +133,10 @@ final class ByteStream implements CompletionCallback {
         }
         this.receiveHeaders = receiveRegion.buffer().duplicate();
         this.sendHeaders = sendRegion.buffer().duplicate();
-        this.receiveView = receiveRegion.buffer().duplicate();
-        this.sendView = sendRegion.buffer().duplicate();
+        this.receiveBytes = Unpooled.wrappedBuffer(receiveRegion.buffer().duplicate().clear());
+        this.sendBytes = Unpooled.wrappedBuffer(sendRegion.buffer().duplicate().clear());
+        this.receiveAddress = receiveBytes.hasMemoryAddress() ? receiveBytes.memoryAddress() : 0;
+        this.sendAddress = sendBytes.hasMemoryAddress() ? sendBytes.memoryAddress() : 0;
         this.receiveSlots = new RegionSlice[receiveDepth];
         this.readySlots = new int[receiveDepth];
         this.readyLengths = new int[receiveDepth];
@@ -181,8 +194,11 @@ final class ByteStream implements CompletionCallback {
                     continue;
                 }
                 int n = Math.min(readable, end - position);
-                sendView.clear().position(position).limit(position + n);
-                buf.getBytes(buf.readerIndex(), sendView);
+                if (sendAddress != 0 && buf.hasMemoryAddress()) {
+                    PlatformDependent.copyMemory(buf.memoryAddress() + buf.readerIndex(), sendAddress + position, n);
+                } else {
+                    buf.getBytes(buf.readerIndex(), sendBytes, position, n);
+                }
                 position += n;
                 in.removeBytes(n);
             }
@@ -233,8 +249,13 @@ final class ByteStream implements CompletionCallback {
         int length = readyLengths[readyHead];
         int n = Math.min(buf.writableBytes(), length - readOffset);
         int start = slot * receiveBufferSize + HEADER_BYTES + readOffset;
-        receiveView.clear().position(start).limit(start + n);
-        buf.writeBytes(receiveView);
+        if (receiveAddress != 0 && buf.hasMemoryAddress()) {
+            int writerIndex = buf.writerIndex();
+            PlatformDependent.copyMemory(receiveAddress + start, buf.memoryAddress() + writerIndex, n);
+            buf.writerIndex(writerIndex + n);
+        } else {
+            buf.writeBytes(receiveBytes, start, n);
+        }
         readOffset += n;
         if (readOffset == length) {
             readOffset = 0;
