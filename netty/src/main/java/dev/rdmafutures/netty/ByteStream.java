@@ -48,6 +48,11 @@ final class ByteStream implements CompletionCallback {
      * liveness deadline runs from then. An idle connection costs one small READ per two intervals.
      */
     static final long PROBE_INTERVAL_MILLIS = 500;
+    /**
+     * Pieces of a write in registered memory this long or longer are sent from where they lie (a segment of the SEND
+     * of their own); shorter ones are copied into the send buffer, which costs less than the segment.
+     */
+    static final int ZERO_COPY_MIN = 4096;
 
     /** What the stream tells its channel; called on the owning event loop. */
     interface Events {
@@ -86,7 +91,14 @@ final class ByteStream implements CompletionCallback {
     private final long receiveAddress;
     private final long sendAddress;
     private final RegionSlice[] receiveSlots;
-    private final ScatterGatherList sendList = new ScatterGatherList(1);
+    /** A send buffer's bytes, and the piece of a registered write sent from where it lies, if any. */
+    private final ScatterGatherList sendList = new ScatterGatherList(2);
+    /** The loop's allocator, whose buffers a SEND may take its bytes from without a copy; null: copy every write. */
+    private final RegisteredBufferAllocator registered;
+    /** Per send slot, the write a SEND in flight takes bytes from (retained until it ends), or null. */
+    private final ByteBuf[] sentFrom;
+    /** Bytes sent from where the application's writes lay, without a copy. */
+    private long bytesSentInPlace;
     private final int[] freeSends;
     private int freeSendCount;
     private final int[] readySlots;
@@ -110,8 +122,10 @@ final class ByteStream implements CompletionCallback {
     private boolean probing;
 
     private ByteStream(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
-                       RegionSlice probeSink, ThreadAwareExecutor loop, Events events) {
+                       RegionSlice probeSink, RegisteredBufferAllocator registered, ThreadAwareExecutor loop,
+                       Events events) {
         this.connection = connection;
+        this.registered = registered;
         this.peerProbe = peer.probe();
         this.probeSink = probeSink;
         this.loop = loop;
@@ -141,6 +155,7 @@ final class ByteStream implements CompletionCallback {
         this.readySlots = new int[receiveDepth];
         this.readyLengths = new int[receiveDepth];
         this.freeSends = new int[sendDepth];
+        this.sentFrom = new ByteBuf[sendDepth];
         for (int i = 0; i < sendDepth; i++) {
             freeSends[freeSendCount++] = sendDepth - 1 - i;
         }
@@ -158,8 +173,9 @@ final class ByteStream implements CompletionCallback {
      * @throws RdmaException when the buffers cannot be registered or the receives posted (the buffers are released)
      */
     static ByteStream open(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
-                           RegionSlice probeSink, ThreadAwareExecutor loop, Events events) {
-        ByteStream stream = new ByteStream(runtime, connection, local, peer, probeSink, loop, events);
+                           RegionSlice probeSink, RegisteredBufferAllocator registered, ThreadAwareExecutor loop,
+                           Events events) {
+        ByteStream stream = new ByteStream(runtime, connection, local, peer, probeSink, registered, loop, events);
         for (int i = 0; i < stream.receiveSlots.length; i++) {
             Status status = connection.receive(stream.receiveSlots[i], stream, i);
             if (status != Status.SUCCESS) {
@@ -186,6 +202,9 @@ final class ByteStream implements CompletionCallback {
             int position = base + HEADER_BYTES;
             int end = base + peerBufferSize;
             Object message;
+            RegisteredBufferAllocator.Slab slab = null;
+            int pieceOffset = 0;
+            int piece = 0;
             while (position < end && (message = in.current()) != null) {
                 ByteBuf buf = (ByteBuf) message;
                 int readable = buf.readableBytes();
@@ -194,6 +213,18 @@ final class ByteStream implements CompletionCallback {
                     continue;
                 }
                 int n = Math.min(readable, end - position);
+                if (n >= ZERO_COPY_MIN && registered != null && buf.hasMemoryAddress()) {
+                    long address = buf.memoryAddress() + buf.readerIndex();
+                    slab = registered.slabOf(address, n);
+                    if (slab != null) { // sent from where it lies: held until the SEND ends; it fills this SEND
+                        sentFrom[slot] = buf.retain();
+                        pieceOffset = (int) (address - slab.address());
+                        piece = n;
+                        bytesSentInPlace += n;
+                        in.removeBytes(n);
+                        break;
+                    }
+                }
                 if (sendAddress != 0 && buf.hasMemoryAddress()) {
                     PlatformDependent.copyMemory(buf.memoryAddress() + buf.readerIndex(), sendAddress + position, n);
                 } else {
@@ -202,7 +233,7 @@ final class ByteStream implements CompletionCallback {
                 position += n;
                 in.removeBytes(n);
             }
-            post(slot, position - base, 0);
+            post(slot, position - base, 0, slab, pieceOffset, piece);
         }
         return true;
     }
@@ -211,7 +242,7 @@ final class ByteStream implements CompletionCallback {
     void shutdownOutput() throws IOException {
         if (!finSent && freeSendCount > 0 && credits >= 1) {
             finSent = true;
-            post(freeSends[--freeSendCount], HEADER_BYTES, FIN);
+            post(freeSends[--freeSendCount], HEADER_BYTES, FIN, null, 0, 0);
         }
     }
 
@@ -221,17 +252,25 @@ final class ByteStream implements CompletionCallback {
      */
     void returnCredits() throws IOException {
         if (owed >= creditThreshold && freeSendCount > 0 && credits >= 1 && !closing && !closed) {
-            post(freeSends[--freeSendCount], HEADER_BYTES, 0);
+            post(freeSends[--freeSendCount], HEADER_BYTES, 0, null, 0, 0);
         }
     }
 
-    private void post(int slot, int length, int flags) throws IOException {
+    /**
+     * Sends the slot's first {@code length} bytes (header included) and, when {@code slab} is not null, {@code piece}
+     * bytes at {@code pieceOffset} in it right behind them.
+     */
+    private void post(int slot, int length, int flags, RegisteredBufferAllocator.Slab slab, int pieceOffset,
+                      int piece) throws IOException {
         int base = slot * peerBufferSize;
         sendHeaders.putInt(base, owed | flags);
         owed = 0;
         credits--;
-        Status status = connection.send(sendList.clear().add(sendRegion, base, length), OperationFlags.NONE, this,
-                SEND | slot);
+        sendList.clear().add(sendRegion, base, length);
+        if (slab != null) {
+            sendList.add(slab.region(), pieceOffset, piece);
+        }
+        Status status = connection.send(sendList, OperationFlags.NONE, this, SEND | slot);
         if (status != Status.SUCCESS) {
             credits++;
             owed = sendHeaders.getInt(base) & CREDIT_MASK; // nothing left: the credits are still owed
@@ -275,6 +314,11 @@ final class ByteStream implements CompletionCallback {
             readyCount--;
             repost(slot);
         }
+    }
+
+    /** Bytes sent from where the application's writes lay, without a copy; on the loop's thread. */
+    long bytesSentInPlace() {
+        return bytesSentInPlace;
     }
 
     boolean hasReady() {
@@ -386,6 +430,11 @@ final class ByteStream implements CompletionCallback {
     }
 
     private void sendEnded(int slot) {
+        ByteBuf from = sentFrom[slot];
+        if (from != null) {
+            sentFrom[slot] = null;
+            from.release();
+        }
         freeSends[freeSendCount++] = slot;
         if (closing && !closed && freeSendCount == freeSends.length) {
             disconnect();
@@ -426,6 +475,12 @@ final class ByteStream implements CompletionCallback {
     }
 
     private void release() {
+        for (int i = 0; i < sentFrom.length; i++) { // SENDs whose end never came
+            if (sentFrom[i] != null) {
+                sentFrom[i].release();
+                sentFrom[i] = null;
+            }
+        }
         receiveRegion.close();
         sendRegion.close();
     }

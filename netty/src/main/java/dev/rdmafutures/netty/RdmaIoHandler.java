@@ -5,6 +5,7 @@ import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RegionSlice;
 import dev.rdmafutures.RemoteBuffer;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
@@ -36,6 +37,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final Consumer<RdmaRuntime.Builder> configuration;
     private final Set<RdmaIoHandle> handles = new LinkedHashSet<>();
     private volatile RdmaRuntime runtime;
+    /** The default allocator of this loop's channels, over memory its runtime registered. */
+    private volatile RegisteredBufferAllocator allocator;
     /** The liveness probes' bytes: the target peers READ, then this loop's sink; see {@link #probeTarget()}. */
     private MemoryRegion probeRegion;
 
@@ -65,6 +68,7 @@ public final class RdmaIoHandler implements IoHandler {
         RdmaRuntime.Builder builder = RdmaRuntime.builder().threadNamePrefix("rdmafutures-netty");
         configuration.accept(builder);
         runtime = builder.pollerThreads(0).build(); // owned by this thread, the event loop's
+        allocator = new RegisteredBufferAllocator(runtime, ByteBufAllocator.DEFAULT);
     }
 
     @Override
@@ -96,6 +100,10 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public void destroy() {
+        RegisteredBufferAllocator a = allocator;
+        if (a != null) {
+            a.close();
+        }
         RdmaRuntime r = runtime;
         if (r != null) {
             r.close();
@@ -115,6 +123,11 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public boolean isCompatible(Class<? extends IoHandle> handleType) {
         return RdmaIoHandle.class.isAssignableFrom(handleType);
+    }
+
+    /** The default allocator of this loop's channels; after {@link #initialize()}. */
+    RegisteredBufferAllocator allocator() {
+        return allocator;
     }
 
     /** The runtime this loop drives; on the loop's thread, after {@link #initialize()}. */

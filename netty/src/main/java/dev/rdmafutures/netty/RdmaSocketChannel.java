@@ -5,6 +5,7 @@ import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.ReadLimits;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -99,8 +100,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         this.peerPrivateData = peer.applicationData();
         this.local = connection.localAddress();
         this.remote = connection.remoteAddress();
-        this.stream = ByteStream.open(home.runtime(), connection, settings, peer, home.probeSink(), home.executor(),
-                this);
+        this.stream = ByteStream.open(home.runtime(), connection, settings, peer, home.probeSink(), home.allocator(),
+                home.executor(), this);
         this.active = true;
         connection.disconnected().whenComplete((reason, error) -> onDisconnected());
     }
@@ -121,6 +122,17 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     ThreadAwareExecutor homeLoop() {
         return homeLoop;
+    }
+
+    /** Bytes its stream sent from registered buffers without a copy; on the channel's event loop. */
+    long bytesSentInPlace() {
+        return stream == null ? 0 : stream.bytesSentInPlace();
+    }
+
+    /** The allocator of the loop this channel is registered with; null before its registration. */
+    RegisteredBufferAllocator loopAllocator() {
+        RdmaIoHandler handler = ioHandler;
+        return handler == null ? null : handler.allocator();
     }
 
     @Override
@@ -455,8 +467,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         if (readPending && stream.hasReady()) {
             RecvByteBufAllocator.Handle allocHandle = unsafe().recvBufAllocHandle();
             allocHandle.reset(config);
+            // Bytes read are copied out of the receive buffers: registered memory would gain them nothing.
+            ByteBufAllocator readAllocator = config.getAllocator() instanceof RegisteredBufferAllocator registered
+                    ? registered.fallback() : config.getAllocator();
             do {
-                ByteBuf buf = allocHandle.allocate(config.getAllocator());
+                ByteBuf buf = allocHandle.allocate(readAllocator);
                 allocHandle.attemptedBytesRead(buf.writableBytes());
                 allocHandle.lastBytesRead(stream.readInto(buf));
                 allocHandle.incMessagesRead(1);
@@ -595,7 +610,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
             try {
                 stream = ByteStream.open(ioHandler.runtime(), c, settings, peer, ioHandler.probeSink(),
-                        ioHandler.executor(), RdmaSocketChannel.this);
+                        ioHandler.allocator(), ioHandler.executor(), RdmaSocketChannel.this);
             } catch (RuntimeException | OutOfMemoryError e) {
                 c.close();
                 promise.tryFailure(ConnectErrors.toNetty(e, remote));

@@ -24,6 +24,7 @@ import java.util.Map;
 public final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
     private final RdmaOptions rdma = new RdmaOptions();
     private volatile boolean allowHalfClosure;
+    private volatile boolean allocatorSet;
 
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);
@@ -190,9 +191,26 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return this;
     }
 
+    /**
+     * {@inheritDoc} Here, unless one was set: the channel's event loop's allocator, whose direct buffers of 64 KiB to
+     * 1 MiB lie in memory the loop's runtime registered, so that the stream sends large writes from them without a
+     * copy; before the channel is registered, Netty's default.
+     */
+    @Override
+    public ByteBufAllocator getAllocator() {
+        if (!allocatorSet) {
+            ByteBufAllocator loop = ((RdmaSocketChannel) channel).loopAllocator();
+            if (loop != null) {
+                return loop;
+            }
+        }
+        return super.getAllocator();
+    }
+
     @Override
     public RdmaSocketChannelConfig setAllocator(ByteBufAllocator allocator) {
         super.setAllocator(allocator);
+        allocatorSet = true;
         return this;
     }
 
