@@ -13,9 +13,9 @@ import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.util.internal.PlatformDependent;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -30,8 +30,9 @@ import java.nio.ByteBuffer;
  * once half its receive depth is owed. A data message never takes the sender's last credit, which stays for such a
  * credit return, so two sides that each wait for credits cannot both be stuck.
  *
- * <p>Writes are coalesced: what one flush finds in Netty's outbound buffer is copied into as few send buffers as
- * fit, and each is one SEND; one duty cycle's SENDs leave in one gathering write or chained post. Received bytes are
+ * <p>Writes are coalesced: what one flush finds in Netty's outbound buffer goes into as few messages as fit
+ * ({@link SendBuffers}: copied, or sent from where it lies when it is in the loop's registered memory), and each is
+ * one SEND; one duty cycle's SENDs leave in one gathering write or chained post. Received bytes are
  * copied into a buffer of the channel's allocator and the receive is posted again at once, so an application that
  * keeps a buffer holds no receive of the stream's.
  *
@@ -48,11 +49,6 @@ final class ByteStream implements CompletionCallback {
      * liveness deadline runs from then. An idle connection costs one small READ per two intervals.
      */
     static final long PROBE_INTERVAL_MILLIS = 500;
-    /**
-     * Pieces of a write in registered memory this long or longer are sent from where they lie (a segment of the SEND
-     * of their own); shorter ones are copied into the send buffer, which costs less than the segment.
-     */
-    static final int ZERO_COPY_MIN = 4096;
 
     /** What the stream tells its channel; called on the owning event loop. */
     interface Events {
@@ -71,36 +67,19 @@ final class ByteStream implements CompletionCallback {
     private final ThreadAwareExecutor loop;
     private final Events events;
     private final int receiveBufferSize;
-    private final int peerBufferSize;
     private final int peerReceiveDepth;
     private final MemoryRegion receiveRegion;
-    private final MemoryRegion sendRegion;
-    /** Absolute reads and writes of headers: their bounds never change. */
+    /** Absolute reads of headers: their bounds never change. */
     private final ByteBuffer receiveHeaders;
-    private final ByteBuffer sendHeaders;
-    /**
-     * The regions as Netty buffers that never free their memory, for payload copies into and out of buffers without
-     * a memory address (heap, composite).
-     */
+    /** The region as a Netty buffer that never frees its memory, for copies into buffers without an address. */
     private final ByteBuf receiveBytes;
-    private final ByteBuf sendBytes;
     /**
-     * The regions' addresses (0: none, without {@code Unsafe}): copies between them and a buffer with a memory address
-     * go address to address, since Netty's adaptive buffers slice a new {@code ByteBuffer} for every other copy.
+     * The region's address (0: none, without {@code Unsafe}): copies into a buffer with a memory address go address
+     * to address, since Netty's adaptive buffers slice a new {@code ByteBuffer} for every other copy.
      */
     private final long receiveAddress;
-    private final long sendAddress;
     private final RegionSlice[] receiveSlots;
-    /** A send buffer's bytes, and the piece of a registered write sent from where it lies, if any. */
-    private final ScatterGatherList sendList = new ScatterGatherList(2);
-    /** The loop's allocator, whose buffers a SEND may take its bytes from without a copy; null: copy every write. */
-    private final RegisteredBufferAllocator registered;
-    /** Per send slot, the write a SEND in flight takes bytes from (retained until it ends), or null. */
-    private final ByteBuf[] sentFrom;
-    /** Bytes sent from where the application's writes lay, without a copy. */
-    private long bytesSentInPlace;
-    private final int[] freeSends;
-    private int freeSendCount;
+    private final SendBuffers sends;
     private final int[] readySlots;
     private final int[] readyLengths;
     private int readyHead;
@@ -125,7 +104,6 @@ final class ByteStream implements CompletionCallback {
                        RegionSlice probeSink, RegisteredBufferAllocator registered, ThreadAwareExecutor loop,
                        Events events) {
         this.connection = connection;
-        this.registered = registered;
         this.peerProbe = peer.probe();
         this.probeSink = probeSink;
         this.loop = loop;
@@ -133,32 +111,23 @@ final class ByteStream implements CompletionCallback {
         this.receiveBufferSize = local.bufferSize();
         // The peer accepts messages up to its buffer size; this side sends at most its own, so a hello cannot make it
         // register more than its own settings allow.
-        this.peerBufferSize = Math.min(peer.bufferSize(), local.bufferSize());
+        int peerBufferSize = Math.min(peer.bufferSize(), local.bufferSize());
         this.peerReceiveDepth = peer.receiveDepth();
         int receiveDepth = local.receiveDepth();
-        int sendDepth = local.sendDepth();
         this.receiveRegion = runtime.register(ByteBuffer.allocateDirect(receiveDepth * receiveBufferSize),
                 Access.LOCAL_WRITE);
         try {
-            this.sendRegion = runtime.register(ByteBuffer.allocateDirect(sendDepth * peerBufferSize));
+            this.sends = new SendBuffers(runtime, local.sendDepth(), peerBufferSize, registered);
         } catch (RuntimeException | OutOfMemoryError e) {
             receiveRegion.close();
             throw e;
         }
         this.receiveHeaders = receiveRegion.buffer().duplicate();
-        this.sendHeaders = sendRegion.buffer().duplicate();
         this.receiveBytes = Unpooled.wrappedBuffer(receiveRegion.buffer().duplicate().clear());
-        this.sendBytes = Unpooled.wrappedBuffer(sendRegion.buffer().duplicate().clear());
         this.receiveAddress = receiveBytes.hasMemoryAddress() ? receiveBytes.memoryAddress() : 0;
-        this.sendAddress = sendBytes.hasMemoryAddress() ? sendBytes.memoryAddress() : 0;
         this.receiveSlots = new RegionSlice[receiveDepth];
         this.readySlots = new int[receiveDepth];
         this.readyLengths = new int[receiveDepth];
-        this.freeSends = new int[sendDepth];
-        this.sentFrom = new ByteBuf[sendDepth];
-        for (int i = 0; i < sendDepth; i++) {
-            freeSends[freeSendCount++] = sendDepth - 1 - i;
-        }
         this.credits = peer.receiveDepth();
         this.creditThreshold = Math.max(2, receiveDepth / 2);
         for (int i = 0; i < receiveDepth; i++) {
@@ -194,55 +163,21 @@ final class ByteStream implements CompletionCallback {
      */
     boolean write(ChannelOutboundBuffer in) throws IOException {
         while (in.current() != null) {
-            if (freeSendCount == 0 || credits < 2) {
+            if (!sends.hasFree() || credits < 2) {
                 return false;
             }
-            int slot = freeSends[--freeSendCount];
-            int base = slot * peerBufferSize;
-            int position = base + HEADER_BYTES;
-            int end = base + peerBufferSize;
-            Object message;
-            RegisteredBufferAllocator.Slab slab = null;
-            int pieceOffset = 0;
-            int piece = 0;
-            while (position < end && (message = in.current()) != null) {
-                ByteBuf buf = (ByteBuf) message;
-                int readable = buf.readableBytes();
-                if (readable == 0) {
-                    in.remove();
-                    continue;
-                }
-                int n = Math.min(readable, end - position);
-                if (n >= ZERO_COPY_MIN && registered != null && buf.hasMemoryAddress()) {
-                    long address = buf.memoryAddress() + buf.readerIndex();
-                    slab = registered.slabOf(address, n);
-                    if (slab != null) { // sent from where it lies: held until the SEND ends; it fills this SEND
-                        sentFrom[slot] = buf.retain();
-                        pieceOffset = (int) (address - slab.address());
-                        piece = n;
-                        bytesSentInPlace += n;
-                        in.removeBytes(n);
-                        break;
-                    }
-                }
-                if (sendAddress != 0 && buf.hasMemoryAddress()) {
-                    PlatformDependent.copyMemory(buf.memoryAddress() + buf.readerIndex(), sendAddress + position, n);
-                } else {
-                    buf.getBytes(buf.readerIndex(), sendBytes, position, n);
-                }
-                position += n;
-                in.removeBytes(n);
-            }
-            post(slot, position - base, 0, slab, pieceOffset, piece);
+            int slot = sends.take();
+            post(slot, sends.fill(slot, in), 0);
         }
         return true;
     }
 
     /** Sends the FIN once, as soon as a send buffer and a credit allow; call again when {@code writable()}. */
     void shutdownOutput() throws IOException {
-        if (!finSent && freeSendCount > 0 && credits >= 1) {
+        if (!finSent && sends.hasFree() && credits >= 1) {
             finSent = true;
-            post(freeSends[--freeSendCount], HEADER_BYTES, FIN, null, 0, 0);
+            int slot = sends.take();
+            post(slot, sends.headerOnly(slot), FIN);
         }
     }
 
@@ -251,29 +186,21 @@ final class ByteStream implements CompletionCallback {
      * them; called after the channel delivered what arrived and after a blocked write resumed.
      */
     void returnCredits() throws IOException {
-        if (owed >= creditThreshold && freeSendCount > 0 && credits >= 1 && !closing && !closed) {
-            post(freeSends[--freeSendCount], HEADER_BYTES, 0, null, 0, 0);
+        if (owed >= creditThreshold && sends.hasFree() && credits >= 1 && !closing && !closed) {
+            int slot = sends.take();
+            post(slot, sends.headerOnly(slot), 0);
         }
     }
 
-    /**
-     * Sends the slot's first {@code length} bytes (header included) and, when {@code slab} is not null, {@code piece}
-     * bytes at {@code pieceOffset} in it right behind them.
-     */
-    private void post(int slot, int length, int flags, RegisteredBufferAllocator.Slab slab, int pieceOffset,
-                      int piece) throws IOException {
-        int base = slot * peerBufferSize;
-        sendHeaders.putInt(base, owed | flags);
+    /** Sends {@code segments}, the message in {@code slot}, with the credits owed and {@code flags} in its header. */
+    private void post(int slot, ScatterGatherList segments, int flags) throws IOException {
+        sends.putHeader(slot, owed | flags);
         owed = 0;
         credits--;
-        sendList.clear().add(sendRegion, base, length);
-        if (slab != null) {
-            sendList.add(slab.region(), pieceOffset, piece);
-        }
-        Status status = connection.send(sendList, OperationFlags.NONE, this, SEND | slot);
+        Status status = connection.send(segments, OperationFlags.NONE, this, SEND | slot);
         if (status != Status.SUCCESS) {
             credits++;
-            owed = sendHeaders.getInt(base) & CREDIT_MASK; // nothing left: the credits are still owed
+            owed = sends.header(slot) & CREDIT_MASK; // nothing left: the credits are still owed
             sendEnded(slot); // a close waiting for this slot goes on
             throw new IOException("RDMA send refused: " + status, new RdmaException(status, "send refused"));
         }
@@ -318,7 +245,7 @@ final class ByteStream implements CompletionCallback {
 
     /** Bytes sent from where the application's writes lay, without a copy; on the loop's thread. */
     long bytesSentInPlace() {
-        return bytesSentInPlace;
+        return sends.bytesSentInPlace();
     }
 
     boolean hasReady() {
@@ -430,13 +357,8 @@ final class ByteStream implements CompletionCallback {
     }
 
     private void sendEnded(int slot) {
-        ByteBuf from = sentFrom[slot];
-        if (from != null) {
-            sentFrom[slot] = null;
-            from.release();
-        }
-        freeSends[freeSendCount++] = slot;
-        if (closing && !closed && freeSendCount == freeSends.length) {
+        sends.ended(slot);
+        if (closing && !closed && sends.allFree()) {
             disconnect();
         }
     }
@@ -464,7 +386,7 @@ final class ByteStream implements CompletionCallback {
             return;
         }
         closing = true;
-        if (freeSendCount == freeSends.length) {
+        if (sends.allFree()) {
             disconnect();
         }
     }
@@ -475,13 +397,7 @@ final class ByteStream implements CompletionCallback {
     }
 
     private void release() {
-        for (int i = 0; i < sentFrom.length; i++) { // SENDs whose end never came
-            if (sentFrom[i] != null) {
-                sentFrom[i].release();
-                sentFrom[i] = null;
-            }
-        }
         receiveRegion.close();
-        sendRegion.close();
+        sends.release();
     }
 }

@@ -1,0 +1,152 @@
+package dev.rdmafutures.netty;
+
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.ScatterGatherList;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.util.internal.PlatformDependent;
+import java.nio.ByteBuffer;
+
+/**
+ * The send side of a {@link ByteStream}: its registered send buffers (slots of the peer's message size) and what each
+ * SEND in flight holds. {@link #fill} moves the bytes of Netty's outbound buffer into a slot: small pieces are copied,
+ * and a piece of {@value #ZERO_COPY_MIN} bytes or more that lies in memory of the loop's
+ * {@link RegisteredBufferAllocator} becomes a segment of the SEND of its own, its buffer held until the SEND ends.
+ * Confined to the stream's event loop.
+ */
+final class SendBuffers {
+    /**
+     * Pieces of a write in registered memory this long or longer are sent from where they lie; shorter ones are
+     * copied into the send buffer, which costs less than a segment of their own.
+     */
+    static final int ZERO_COPY_MIN = 4096;
+
+    private final int slotSize;
+    private final MemoryRegion region;
+    /** Absolute reads and writes of headers. */
+    private final ByteBuffer headers;
+    /** The region as a Netty buffer that never frees its memory, for copies out of buffers without an address. */
+    private final ByteBuf bytes;
+    /** The region's address (0 without {@code Unsafe}): copies from buffers with one go address to address. */
+    private final long address;
+    private final RegisteredBufferAllocator registered;
+    /** A slot's bytes, and the piece of a registered write sent from where it lies, if any. */
+    private final ScatterGatherList list = new ScatterGatherList(2);
+    /** Per slot, the write a SEND in flight takes bytes from (retained until it ends), or null. */
+    private final ByteBuf[] sentFrom;
+    private final int[] free;
+    private int freeCount;
+    private long bytesSentInPlace;
+
+    /**
+     * Registers {@code depth} slots of {@code slotSize} bytes.
+     *
+     * @throws dev.rdmafutures.RdmaException when the registration fails
+     */
+    SendBuffers(RdmaRuntime runtime, int depth, int slotSize, RegisteredBufferAllocator registered) {
+        this.slotSize = slotSize;
+        this.registered = registered;
+        this.region = runtime.register(ByteBuffer.allocateDirect(depth * slotSize));
+        this.headers = region.buffer().duplicate();
+        this.bytes = Unpooled.wrappedBuffer(region.buffer().duplicate().clear());
+        this.address = bytes.hasMemoryAddress() ? bytes.memoryAddress() : 0;
+        this.sentFrom = new ByteBuf[depth];
+        this.free = new int[depth];
+        for (int i = 0; i < depth; i++) {
+            free[freeCount++] = depth - 1 - i;
+        }
+    }
+
+    boolean hasFree() {
+        return freeCount > 0;
+    }
+
+    boolean allFree() {
+        return freeCount == free.length;
+    }
+
+    /** A free slot, now in use; call only while {@link #hasFree()}. */
+    int take() {
+        return free[--freeCount];
+    }
+
+    /**
+     * Moves as many of {@code in}'s bytes as one message carries into {@code slot}, behind its header, and returns
+     * the message's segments; the bytes taken are removed from {@code in}.
+     */
+    ScatterGatherList fill(int slot, ChannelOutboundBuffer in) {
+        int base = slot * slotSize;
+        int position = base + ByteStream.HEADER_BYTES;
+        int end = base + slotSize;
+        Object message;
+        while (position < end && (message = in.current()) != null) {
+            ByteBuf buf = (ByteBuf) message;
+            int readable = buf.readableBytes();
+            if (readable == 0) {
+                in.remove();
+                continue;
+            }
+            int n = Math.min(readable, end - position);
+            if (n >= ZERO_COPY_MIN && registered != null && buf.hasMemoryAddress()) {
+                long from = buf.memoryAddress() + buf.readerIndex();
+                RegisteredBufferAllocator.Slab slab = registered.slabOf(from, n);
+                if (slab != null) { // the message is full: what was copied, then this piece from where it lies
+                    sentFrom[slot] = buf.retain();
+                    bytesSentInPlace += n;
+                    in.removeBytes(n);
+                    return list.clear().add(region, base, position - base)
+                            .add(slab.region(), (int) (from - slab.address()), n);
+                }
+            }
+            if (address != 0 && buf.hasMemoryAddress()) {
+                PlatformDependent.copyMemory(buf.memoryAddress() + buf.readerIndex(), address + position, n);
+            } else {
+                buf.getBytes(buf.readerIndex(), bytes, position, n);
+            }
+            position += n;
+            in.removeBytes(n);
+        }
+        return list.clear().add(region, base, position - base);
+    }
+
+    /** The segments of a message of {@code slot}'s header alone. */
+    ScatterGatherList headerOnly(int slot) {
+        return list.clear().add(region, slot * slotSize, ByteStream.HEADER_BYTES);
+    }
+
+    void putHeader(int slot, int header) {
+        headers.putInt(slot * slotSize, header);
+    }
+
+    int header(int slot) {
+        return headers.getInt(slot * slotSize);
+    }
+
+    /** The SEND from {@code slot} ended (or was refused): the slot is free, and what it sent from is let go. */
+    void ended(int slot) {
+        ByteBuf from = sentFrom[slot];
+        if (from != null) {
+            sentFrom[slot] = null;
+            from.release();
+        }
+        free[freeCount++] = slot;
+    }
+
+    /** Bytes sent from where the application's writes lay, without a copy. */
+    long bytesSentInPlace() {
+        return bytesSentInPlace;
+    }
+
+    /** Lets go of what SENDs whose end never came held, and the registration. */
+    void release() {
+        for (int i = 0; i < sentFrom.length; i++) {
+            if (sentFrom[i] != null) {
+                sentFrom[i].release();
+                sentFrom[i] = null;
+            }
+        }
+        region.close();
+    }
+}
