@@ -19,6 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -37,6 +38,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final Consumer<RdmaRuntime.Builder> configuration;
     private final Set<RdmaIoHandle> handles = new LinkedHashSet<>();
     private volatile RdmaRuntime runtime;
+    /** A wake-up was sent and the loop has not waited since: further ones would only cost system calls. */
+    private final AtomicBoolean wakeUpPending = new AtomicBoolean();
     /** The default allocator of this loop's channels, over memory its runtime registered. */
     private volatile RegisteredBufferAllocator allocator;
     /** The liveness probes' bytes: the target peers READ, then this loop's sink; see {@link #probeTarget()}. */
@@ -74,6 +77,10 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public int run(IoHandlerContext context) {
         RdmaRuntime r = runtime;
+        // Before anything selects: a selection that is not a wait consumes a pending wake-up, so a flag left set
+        // past it would let the next wait sleep through a task. A task queued from here on either sends its own
+        // wake-up, or comes before canBlock() below, which then sees it.
+        wakeUpPending.set(false);
         int work = r.poll();
         if (work == 0 && context.canBlock()) {
             r.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -82,10 +89,15 @@ public final class RdmaIoHandler implements IoHandler {
         return work;
     }
 
+    /**
+     * {@inheritDoc} Only for another thread, and once per wait: Netty asks on every task it queues, also from the loop
+     * itself, and each wake-up costs the waker a write and the loop a read and a selection of its own.
+     */
     @Override
     public void wakeup() {
         RdmaRuntime r = runtime;
-        if (r != null) { // before initialize() the loop has not blocked yet
+        if (r != null // before initialize() the loop has not blocked yet
+                && !executor.isExecutorThread(Thread.currentThread()) && wakeUpPending.compareAndSet(false, true)) {
             r.wakeUp();
         }
     }
