@@ -31,8 +31,9 @@ import java.util.function.Consumer;
  * found none over at least {@value #QUIET_MICROS} µs; the selector watches the others, so an idle poll costs one epoll
  * call, not a read per connection (which, in a spinning idle strategy, took the core from the threads that had work).
  * With all of them busy the selector is asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes),
- * after a blocking wait, or while a socket's send buffer is full. With more connections, the selector alone finds
- * them. While a handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket
+ * after a blocking wait that collected no keys, or while a socket's send buffer is full; a poll that selects reads
+ * no socket directly (the selection reports the busy ones' bytes too), and the first poll after a wait dispatches
+ * the keys the wait collected without selecting again. With more connections, the selector alone finds them. While a handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket
  * only the selector watches, every poll asks it: a set-up step then waits for no interval.
  */
 final class SoftEventLoop implements EventLoop {
@@ -50,8 +51,6 @@ final class SoftEventLoop implements EventLoop {
      */
     private static final long QUIET_MICROS = 100;
     private static final long QUIET_NANOS = QUIET_MICROS * 1_000;
-    /** What a blocking wait does with the keys it reports: nothing, the next poll selects them again. */
-    private static final Consumer<SelectionKey> IGNORE_KEY = key -> { };
     private final SoftDevice device;
     private final PollerContext poller;
     private final Selector selector;
@@ -70,6 +69,8 @@ final class SoftEventLoop implements EventLoop {
     private final Consumer<SelectionKey> collector = readyKeys::add;
     /** Whether the last gather found busy connections, which the dispatch reads directly. */
     private boolean readBusy;
+    /** The last blocking wait collected ready keys, which the next poll dispatches without selecting again. */
+    private boolean keysFromWait;
     /** Dispatches so far: tells a connection read for its key in this dispatch from one read in an earlier one. */
     private long dispatches;
 
@@ -155,8 +156,15 @@ final class SoftEventLoop implements EventLoop {
      */
     @Override
     public int gather() {
-        readyKeys.clear();
         readBusy = false;
+        if (keysFromWait) {
+            // The wait just selected: its keys are the ready sockets, busy ones included, so neither another
+            // selection nor a direct read would find more.
+            keysFromWait = false;
+            pollsSinceSelect = 0;
+            return readyKeys.size();
+        }
+        readyKeys.clear();
         if (closed) {
             return 0;
         }
@@ -176,9 +184,10 @@ final class SoftEventLoop implements EventLoop {
         }
         pollsSinceSelect = 0;
         selectNext = false;
+        readBusy = false; // this selection reports the busy sockets' bytes too: a direct read would find none more
         try {
             // The action form hands each ready key to the collector: no selected-key set to fill and drain.
-            return busy + selector.selectNow(collector);
+            return selector.selectNow(collector);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -244,13 +253,13 @@ final class SoftEventLoop implements EventLoop {
             return;
         }
         try {
-            // Wait only. Events are dispatched after the next gather(), once the poller has run the commands that
-            // arrived meanwhile: a command issued before an event (a cancel before the peer's reply) goes first.
-            // The sockets stay ready (level-triggered), so gather() sees them again.
-            // The action form with an action that keeps nothing: the selected-key set would allocate an entry for
-            // every key each wait reports.
-            selector.select(IGNORE_KEY, Math.max(1, maxNanos / 1_000_000));
-            selectNext = true; // whatever woke us is dispatched by the next poll
+            // Wait and collect. The keys are dispatched after the next gather(), once the poller has run the commands
+            // that arrived meanwhile: a command issued before an event (a cancel before the peer's reply) goes first.
+            // The action form fills no selected-key set, which would allocate an entry per key.
+            readyKeys.clear();
+            selector.select(collector, Math.max(1, maxNanos / 1_000_000));
+            keysFromWait = !readyKeys.isEmpty();
+            selectNext = !keysFromWait; // a wake-up without keys: the next poll selects what came since
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
