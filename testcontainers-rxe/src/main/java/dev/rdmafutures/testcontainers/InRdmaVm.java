@@ -20,4 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 public @interface InRdmaVm {
     /** {@code siw}, {@code rxe} or {@code both}. */
     String devices() default "siw";
+
+    /** How long the VM may run the class, in minutes: {@link RdmaVm}'s default unless the class needs longer. */
+    int timeoutMinutes() default 15;
 }

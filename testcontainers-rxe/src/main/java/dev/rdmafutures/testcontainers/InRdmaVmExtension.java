@@ -3,6 +3,7 @@ package dev.rdmafutures.testcontainers;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -70,6 +71,7 @@ public final class InRdmaVmExtension implements ExecutionCondition, BeforeAllCal
                 + "org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary "
                 + "--select-class " + testClass.getName() + " --reports-dir " + reports;
         RdmaVm.Result result = RdmaVm.builder().devices(config == null ? "siw" : config.devices())
+                .timeout(Duration.ofMinutes(config == null ? 15 : config.timeoutMinutes()))
                 .shareWritable(reports).build().run(command);
         context.getRoot().getStore(NS).put(testClass.getName(), new ClassRun(parse(reports), result.output()));
     }
