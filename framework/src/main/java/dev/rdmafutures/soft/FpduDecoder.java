@@ -46,6 +46,8 @@ final class FpduDecoder {
     private final SendScheduler scheduler;
     private final Duration receiveWait;
     private final CRC32C crc = new CRC32C();
+    /** The two buffers of a scattering read, set for its duration only. */
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
     private final DirectBuffers buffers;
     /** In read mode; null while no bytes wait in it between FPDUs. */
     private ByteBuffer staging;
@@ -344,7 +346,7 @@ final class FpduDecoder {
             return ensure(1);
         }
         int before = target.position();
-        int read = readSocket(target);
+        int read = payloadRemaining <= room ? readPayloadEnd(target) : readSocket(target);
         if (read <= 0) {
             return false;
         }
@@ -353,6 +355,37 @@ final class FpduDecoder {
         }
         payloadRemaining -= read;
         return true;
+    }
+
+    /**
+     * Reads the rest of this segment's payload into {@code target} and what follows it (trailer, the next FPDUs) into
+     * staging, with one scattering read: the payload still lands in place, and the next header costs no read of its
+     * own. Staging is empty here (what it held went to the target first). Returns the bytes that went to the target.
+     */
+    private int readPayloadEnd(ByteBuffer target) throws IOException {
+        int limit = target.limit();
+        target.limit(target.position() + payloadRemaining);
+        staging.clear();
+        scatter[0] = target;
+        scatter[1] = staging;
+        long room = (long) payloadRemaining + staging.capacity();
+        long read;
+        try {
+            read = channel.read(scatter);
+        } finally {
+            scatter[0] = null;
+            scatter[1] = null;
+            target.limit(limit);
+            staging.flip();
+        }
+        socketDrained = read < room;
+        bytesIn += Math.max(0, read);
+        if (read < 0) {
+            phase = Phase.DEAD;
+            connection.onEndOfStream();
+            return -1;
+        }
+        return (int) Math.min(read, payloadRemaining);
     }
 
     private boolean readTrailer() throws IOException {
