@@ -56,7 +56,7 @@ import java.util.function.ToDoubleFunction;
 public final class GrpcBench {
     static final int SIZE = 1024;
     static final int STREAM_MESSAGES = 10_000;
-    /** Room for every unary round-trip time of one measurement: far more than a loopback round trip allows in SECONDS. */
+    /** Room for every unary round-trip time of one measurement: more than loopback round trips allow in SECONDS. */
     private static final int MAX_SAMPLES = 4_000_000;
     private static final long CALL_DEADLINE_SECONDS = 30;
     /**
@@ -149,7 +149,8 @@ public final class GrpcBench {
     }
 
     /** What one measurement of one transport gave. */
-    record Unary(double callsPerSecond, double meanMicros, double p50Micros, double p99Micros, double cpuMicrosPerCall) {
+    record Unary(double callsPerSecond, double meanMicros, double p50Micros, double p99Micros,
+                 double cpuMicrosPerCall) {
     }
 
     record Stream(double messagesPerSecond, double megabytesPerSecond, double cpuMicrosPerMessage) {
@@ -287,8 +288,9 @@ public final class GrpcBench {
             List<Unary> u = unaries.get(i);
             List<Stream> s = streams.get(i);
             json.append(i == 0 ? "\n" : ",\n").append(String.format(Locale.ROOT,
-                    "  {\"transport\": \"%s\", \"unary\": {\"meanMicros\": %.2f, \"p50Micros\": %.2f, \"p99Micros\": %.2f, "
-                            + "\"callsPerSecond\": %.1f, \"cpuMicrosPerCall\": %.2f, \"roundsMeanMicros\": %s}, "
+                    "  {\"transport\": \"%s\", \"unary\": {\"meanMicros\": %.2f, \"p50Micros\": %.2f, "
+                            + "\"p99Micros\": %.2f, \"callsPerSecond\": %.1f, \"cpuMicrosPerCall\": %.2f, "
+                            + "\"roundsMeanMicros\": %s}, "
                             + "\"stream\": {\"messagesPerSecond\": %.1f, \"megabytesPerSecond\": %.2f, "
                             + "\"cpuMicrosPerMessage\": %.3f, \"roundsMessagesPerSecond\": %s}}",
                     transports.get(i).label,

@@ -52,8 +52,6 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
     /** Direct reads in a row that found nothing, and when the first of them ran; the loop's to keep. */
     int emptyReads;
     long quietSince;
-    /** The loop's dispatch in which a selected key last read its socket; the loop's to keep. */
-    long keyReadInDispatch = -1;
 
     SoftConnection(SoftEventLoop loop, SocketChannel channel, ConnectionLifecycle lifecycle) {
         this.loop = loop;
@@ -130,7 +128,6 @@ final class SoftConnection implements SelectionHandler, ProviderConnection {
         }
         if (key.isValid() && key.isReadable() && !transport.isClosed()) {
             if (lifecycle.isEstablished()) {
-                keyReadInDispatch = loop.dispatches();
                 if (queuePair.onReadable()) {
                     busy = true;
                     emptyReads = 0;

@@ -33,8 +33,9 @@ import java.util.function.Consumer;
  * With all of them busy the selector is asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes),
  * after a blocking wait that collected no keys, or while a socket's send buffer is full; a poll that selects reads
  * no socket directly (the selection reports the busy ones' bytes too), and the first poll after a wait dispatches
- * the keys the wait collected without selecting again. With more connections, the selector alone finds them. While a handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket
- * only the selector watches, every poll asks it: a set-up step then waits for no interval.
+ * the keys the wait collected without selecting again. With more connections, the selector alone finds them. While
+ * a handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket only the
+ * selector watches, every poll asks it: a set-up step then waits for no interval.
  */
 final class SoftEventLoop implements EventLoop {
     private static final int DIRECT_READ_LIMIT = 8;
@@ -72,7 +73,6 @@ final class SoftEventLoop implements EventLoop {
     /** The last blocking wait collected ready keys, which the next poll dispatches without selecting again. */
     private boolean keysFromWait;
     /** Dispatches so far: tells a connection read for its key in this dispatch from one read in an earlier one. */
-    private long dispatches;
 
     SoftEventLoop(SoftDevice device, PollerContext poller) {
         this.device = device;
@@ -92,10 +92,6 @@ final class SoftEventLoop implements EventLoop {
         return poller;
     }
 
-    /** How many dispatches this loop has run. */
-    long dispatches() {
-        return dispatches;
-    }
 
     /** The direct buffers this poller's sockets write headers, trailers and copies from and parse inbound bytes in. */
     DirectBuffers directBuffers() {
@@ -150,9 +146,10 @@ final class SoftEventLoop implements EventLoop {
     }
 
     /**
-     * {@inheritDoc} Here: the busy connections, which the dispatch reads directly, and the keys a selection reports
-     * (every poll while a handshake waits for its peer, a busy connection's socket has no room, or any connection is
-     * idle; otherwise every {@value #SELECT_INTERVAL}th poll).
+     * {@inheritDoc} Here: the keys the last blocking wait collected; or the keys a selection reports (every poll
+     * while a handshake waits for its peer, a busy connection's socket has no room, or any connection is idle;
+     * otherwise every {@value #SELECT_INTERVAL}th poll); or else the busy connections, which the dispatch reads
+     * directly.
      */
     @Override
     public int gather() {
@@ -194,13 +191,11 @@ final class SoftEventLoop implements EventLoop {
     }
 
     /**
-     * {@inheritDoc} The selected keys first (accepts, connects, room to write, bytes on sockets the selector
-     * watches), then the direct reads of busy connections, except one a key of this dispatch has just read: the
-     * selection, made before any read, reports a busy socket's bytes too, and they are read once.
+     * {@inheritDoc} The keys gathered (accepts, connects, room to write, bytes on sockets), or, in a poll that
+     * gathered none by selection, the direct reads of the busy connections.
      */
     @Override
     public int dispatch() {
-        dispatches++;
         int work = 0;
         for (int i = 0; i < readyKeys.size() && !closed; i++) {
             dispatch(readyKeys.get(i));
@@ -212,7 +207,7 @@ final class SoftEventLoop implements EventLoop {
             // (which then waits a poll).
             for (int i = 0; i < established.size() && !closed; i++) {
                 SoftConnection connection = established.get(i);
-                if (!connection.busy || connection.keyReadInDispatch == dispatches) {
+                if (!connection.busy) {
                     continue;
                 }
                 if (connection.readDirectly()) {

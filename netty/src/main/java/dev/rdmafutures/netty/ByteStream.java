@@ -124,7 +124,9 @@ final class ByteStream implements CompletionCallback {
         }
         this.receiveHeaders = receiveRegion.buffer().duplicate();
         this.receiveBytes = Unpooled.wrappedBuffer(receiveRegion.buffer().duplicate().clear());
-        this.receiveAddress = receiveBytes.hasMemoryAddress() ? receiveBytes.memoryAddress() : 0;
+        // Netty's copyMemory needs Unsafe, which it leaves off on Java 25 and later even where buffers have addresses.
+        this.receiveAddress = PlatformDependent.hasUnsafe() && receiveBytes.hasMemoryAddress()
+                ? receiveBytes.memoryAddress() : 0;
         this.receiveSlots = new RegionSlice[receiveDepth];
         this.readySlots = new int[receiveDepth];
         this.readyLengths = new int[receiveDepth];

@@ -90,7 +90,7 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     /**
-     * {@inheritDoc} Only for another thread, and once per wait: Netty asks on every task it queues, also from the loop
+     * {@inheritDoc} Only for another thread, and once per turn of {@link #run}: Netty asks on every task it queues, also from the loop
      * itself, and each wake-up costs the waker a write and the loop a read and a selection of its own.
      */
     @Override

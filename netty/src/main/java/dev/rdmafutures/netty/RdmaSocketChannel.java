@@ -56,7 +56,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private final Handle handle = new Handle();
     /** The loop of the server channel that accepted this one, whose runtime owns the connection; null for clients. */
     private final ThreadAwareExecutor homeLoop;
-    private RdmaIoHandler ioHandler;
+    /** Volatile: {@code alloc()} reads it on any thread. */
+    private volatile RdmaIoHandler ioHandler;
     private IoRegistration registration;
     private RdmaConnection connection;
     private ByteStream stream;

@@ -11,6 +11,8 @@ import io.netty.util.internal.CleanableDirectBuffer;
 import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The default allocator of the channels on one RDMA event loop: direct buffers of 64 KiB to 1 MiB are carved from
@@ -21,10 +23,13 @@ import java.util.Arrays;
  *
  * <p>Memory comes in slabs of {@value #SLAB_BYTES} bytes, each registered once and cut into blocks of one power of
  * two, 64 KiB to 1 MiB; a released buffer's block goes back to its class's free list. The loop registers at most
- * {@value #MAX_SLABS} slabs. After the loop's runtime closed, its slabs are no longer registered and new buffers come
- * from the default allocator; buffers still held stay valid memory.
+ * {@value #MAX_SLABS} slabs, and a slab serves one block size for good (16 slabs of 64 KiB blocks leave 1 MiB
+ * requests to the default allocator). After the loop's runtime closed, or a slab could not be registered, new buffers
+ * come from the default allocator; buffers still held stay valid memory. Without {@code Unsafe} every buffer comes
+ * from the default allocator. Its buffers are tracked by Netty's leak detector like the default allocator's.
  */
 final class RegisteredBufferAllocator extends AbstractByteBufAllocator {
+    private static final Logger LOG = LoggerFactory.getLogger(RegisteredBufferAllocator.class);
     static final int SLAB_BYTES = 4 << 20;
     static final int MAX_SLABS = 16;
     private static final int MIN_BLOCK_SHIFT = 16;
@@ -38,6 +43,8 @@ final class RegisteredBufferAllocator extends AbstractByteBufAllocator {
     private volatile Slab[] slabs = new Slab[0];
     private final FreeList[] free = new FreeList[MAX_BLOCK_SHIFT - MIN_BLOCK_SHIFT + 1];
     private volatile boolean closed;
+    /** A slab could not be had once: no more are tried. */
+    private boolean growthFailed;
 
     RegisteredBufferAllocator(RdmaRuntime runtime, ByteBufAllocator fallback) {
         super(true);
@@ -55,11 +62,11 @@ final class RegisteredBufferAllocator extends AbstractByteBufAllocator {
 
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-        Block block = initialCapacity < MIN_CAPACITY ? null : take(initialCapacity);
+        Block block = take(initialCapacity);
         if (block == null) {
             return fallback.directBuffer(initialCapacity, maxCapacity);
         }
-        return new RegisteredByteBuf(this, block, maxCapacity);
+        return toLeakAwareBuffer(new RegisteredByteBuf(this, block, maxCapacity));
     }
 
     /** Where the buffers this allocator does not carve come from. */
@@ -105,9 +112,12 @@ final class RegisteredBufferAllocator extends AbstractByteBufAllocator {
         return total;
     }
 
-    /** A block of at least {@code capacity} bytes, or null when none can be had. */
+    /**
+     * A block of at least {@code capacity} bytes, or null when none can be had: outside the sizes served, after the
+     * close, or without {@code Unsafe} (Netty's unsafe buffers need it; Netty leaves it off on Java 25 and later).
+     */
     private Block take(int capacity) {
-        if (closed || capacity > MAX_CAPACITY) {
+        if (closed || capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || !PlatformDependent.hasUnsafe()) {
             return null;
         }
         int shift = Math.max(MIN_BLOCK_SHIFT, 32 - Integer.numberOfLeadingZeros(capacity - 1));
@@ -129,16 +139,25 @@ final class RegisteredBufferAllocator extends AbstractByteBufAllocator {
         if (current.length == MAX_SLABS) {
             return false;
         }
-        ByteBuffer memory = ByteBuffer.allocateDirect(SLAB_BYTES);
+        if (growthFailed) {
+            return false;
+        }
+        ByteBuffer memory;
         MemoryRegion region;
         try {
+            memory = ByteBuffer.allocateDirect(SLAB_BYTES);
             region = runtime.register(memory);
-        } catch (RdmaException e) { // a closed runtime, or the device's limits: the default allocator serves
+        } catch (RdmaException | OutOfMemoryError e) {
+            // A closed runtime, the device's limits, or no direct memory left: the default allocator serves from now
+            // on, rather than every large allocation trying (and failing) again under this lock.
+            growthFailed = true;
+            LOG.debug("registered buffers stay at {} slabs: {}", current.length, e.toString());
             return false;
         }
         int index = current.length;
-        slabs = Arrays.copyOf(current, index + 1);
-        slabs[index] = new Slab(region, memory, PlatformDependent.directBufferAddress(memory));
+        Slab[] next = Arrays.copyOf(current, index + 1);
+        next[index] = new Slab(region, memory, PlatformDependent.directBufferAddress(memory));
+        slabs = next; // published whole: slabOf reads it without the lock
         for (int block = (SLAB_BYTES >>> shift) - 1; block >= 0; block--) {
             free[cls].push(index << 16 | block);
         }

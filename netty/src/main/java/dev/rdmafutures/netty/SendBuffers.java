@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
  * SEND in flight holds. {@link #fill} moves the bytes of Netty's outbound buffer into a slot: small pieces are copied,
  * and a piece of {@value #ZERO_COPY_MIN} bytes or more that lies in memory of the loop's
  * {@link RegisteredBufferAllocator} becomes a segment of the SEND of its own, its buffer held until the SEND ends.
- * Confined to the stream's event loop.
+ * Netty completes the write's promise when the bytes are taken from its outbound buffer, before such a SEND has read
+ * them: a written buffer is the channel's, and one the application kept must not change. Confined to the stream's
+ * event loop.
  */
 final class SendBuffers {
     /**
@@ -29,7 +31,7 @@ final class SendBuffers {
     private final ByteBuffer headers;
     /** The region as a Netty buffer that never frees its memory, for copies out of buffers without an address. */
     private final ByteBuf bytes;
-    /** The region's address (0 without {@code Unsafe}): copies from buffers with one go address to address. */
+    /** The region's address (0 without Netty's {@code Unsafe}): copies from buffers with one go address to address. */
     private final long address;
     private final RegisteredBufferAllocator registered;
     /** A slot's bytes, and the piece of a registered write sent from where it lies, if any. */
@@ -51,7 +53,8 @@ final class SendBuffers {
         this.region = runtime.register(ByteBuffer.allocateDirect(depth * slotSize));
         this.headers = region.buffer().duplicate();
         this.bytes = Unpooled.wrappedBuffer(region.buffer().duplicate().clear());
-        this.address = bytes.hasMemoryAddress() ? bytes.memoryAddress() : 0;
+        // Netty's copyMemory needs Unsafe, which it leaves off on Java 25 and later even where buffers have addresses.
+        this.address = PlatformDependent.hasUnsafe() && bytes.hasMemoryAddress() ? bytes.memoryAddress() : 0;
         this.sentFrom = new ByteBuf[depth];
         this.free = new int[depth];
         for (int i = 0; i < depth; i++) {

@@ -1,17 +1,27 @@
 package dev.rdmafutures.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.rdmafutures.RdmaRuntime;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Blocks of registered memory handed out as Netty buffers, and every block back once its buffer is released. */
 class RegisteredBufferAllocatorTest {
     private final RdmaRuntime runtime = RdmaRuntime.builder().pollerThreads(0).build();
     private final RegisteredBufferAllocator allocator = new RegisteredBufferAllocator(runtime, ByteBufAllocator.DEFAULT);
+
+    @BeforeEach
+    void needsUnsafe() {
+        assumeTrue(PlatformDependent.hasUnsafe(), "Netty runs without Unsafe here (its default on Java 25 and later), "
+                + "and the allocator then hands out the default allocator's buffers only: "
+                + "RegisteredBufferAllocatorWithoutUnsafeTest covers it");
+    }
 
     @AfterEach
     void close() {
@@ -88,4 +98,5 @@ class RegisteredBufferAllocatorTest {
         }
         assertThat(allocator.bytesInUse()).isZero();
     }
+
 }

@@ -1,6 +1,7 @@
 package dev.rdmafutures.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -12,6 +13,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.internal.PlatformDependent;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +46,8 @@ class ZeroCopyWriteTest {
 
     @Test
     void aReleasedWriteKeepsItsBytesUntilSentWhileItsMemoryIsAskedForAgain() throws Exception {
+        assumeTrue(PlatformDependent.hasUnsafe(), "Netty runs without Unsafe here (its default on Java 25 and later): "
+                + "the loop's allocator then hands out no registered buffers, and every write is copied");
         CompletableFuture<ByteBuf> received = new CompletableFuture<>();
         ByteBuf collected = Unpooled.buffer(2 * SIZE);
         Channel server = new ServerBootstrap().group(group, group).channel(RdmaServerSocketChannel.class)
@@ -62,7 +66,7 @@ class ZeroCopyWriteTest {
         Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
                 .handler(new ChannelInboundHandlerAdapter())
                 .connect(server.localAddress()).sync().channel();
-        RegisteredBufferAllocator allocator = (RegisteredBufferAllocator) client.alloc();
+        RegisteredBufferAllocator allocator = ((RdmaSocketChannel) client).loopAllocator();
         // One task on the loop: the first write is taken and released before the provider reads it, and the second
         // buffer is asked for right then: were the first one's block free again, the second would overwrite it.
         client.eventLoop().submit(() -> {
