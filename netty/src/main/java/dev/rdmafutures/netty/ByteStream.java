@@ -124,9 +124,7 @@ final class ByteStream implements CompletionCallback {
         }
         this.receiveHeaders = receiveRegion.buffer().duplicate();
         this.receiveBytes = Unpooled.wrappedBuffer(receiveRegion.buffer().duplicate().clear());
-        // Netty's copyMemory needs Unsafe, which it leaves off on Java 25 and later even where buffers have addresses.
-        this.receiveAddress = PlatformDependent.hasUnsafe() && receiveBytes.hasMemoryAddress()
-                ? receiveBytes.memoryAddress() : 0;
+        this.receiveAddress = SendBuffers.copyAddress(receiveBytes);
         this.receiveSlots = new RegionSlice[receiveDepth];
         this.readySlots = new int[receiveDepth];
         this.readyLengths = new int[receiveDepth];

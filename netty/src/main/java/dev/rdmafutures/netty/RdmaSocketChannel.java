@@ -469,8 +469,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             RecvByteBufAllocator.Handle allocHandle = unsafe().recvBufAllocHandle();
             allocHandle.reset(config);
             // Bytes read are copied out of the receive buffers: registered memory would gain them nothing.
-            ByteBufAllocator readAllocator = config.getAllocator() instanceof RegisteredBufferAllocator registered
-                    ? registered.fallback() : config.getAllocator();
+            ByteBufAllocator allocator = config.getAllocator();
+            ByteBufAllocator readAllocator = allocator instanceof RegisteredBufferAllocator registered
+                    ? registered.fallback() : allocator;
             do {
                 ByteBuf buf = allocHandle.allocate(readAllocator);
                 allocHandle.attemptedBytesRead(buf.writableBytes());

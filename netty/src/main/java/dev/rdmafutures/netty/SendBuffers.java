@@ -53,13 +53,21 @@ final class SendBuffers {
         this.region = runtime.register(ByteBuffer.allocateDirect(depth * slotSize));
         this.headers = region.buffer().duplicate();
         this.bytes = Unpooled.wrappedBuffer(region.buffer().duplicate().clear());
-        // Netty's copyMemory needs Unsafe, which it leaves off on Java 25 and later even where buffers have addresses.
-        this.address = PlatformDependent.hasUnsafe() && bytes.hasMemoryAddress() ? bytes.memoryAddress() : 0;
+        this.address = copyAddress(bytes);
         this.sentFrom = new ByteBuf[depth];
         this.free = new int[depth];
         for (int i = 0; i < depth; i++) {
             free[freeCount++] = depth - 1 - i;
         }
+    }
+
+    /**
+     * Where {@code buf}'s memory starts for {@code PlatformDependent.copyMemory}, or 0 when copies must go through
+     * Netty's own methods: copyMemory needs Unsafe, which Netty leaves off on Java 25 and later even where buffers
+     * have addresses.
+     */
+    static long copyAddress(ByteBuf buf) {
+        return PlatformDependent.hasUnsafe() && buf.hasMemoryAddress() ? buf.memoryAddress() : 0;
     }
 
     boolean hasFree() {
