@@ -57,15 +57,11 @@ public abstract class AbstractDataPathConformanceTest extends ConformanceSupport
         return crc.getValue();
     }
 
-    /**
-     * Posts a receive and returns once it is posted: a zero-length read the receiving side issues afterwards
-     * completes only after its poller ran the receive. Kernel iWARP terminates a connection whose Send finds no
-     * receive (see AdapterInfo.sendWaitsForPeerReceive), so a test that sends next must know the receive is there.
-     */
+    /** Posts a receive and returns once it is posted ({@link #awaitPosted}). */
     private CompletableFuture<Completion> postedReceive(RdmaConnection receiver, MemoryRegion into, int offset,
                                                         int length, MemoryRegion senderRegion) {
         CompletableFuture<Completion> received = receiver.receive(into.slice(offset, length));
-        await(receiver.read(into.slice(0, 0), senderRegion.remote(), 0, OperationFlags.NONE));
+        awaitPosted(receiver, into, senderRegion);
         return received;
     }
 

@@ -147,6 +147,7 @@ public abstract class AbstractFastRegisterConformanceTest extends ConformanceSup
         MemoryRegion inbox = register(server, 64);
         CompletableFuture<Completion> received = pair.server().receive(inbox.slice(0, 64));
         MemoryRegion message = register(client, 16);
+        awaitPosted(pair.server(), inbox, message);
         await(pair.client().sendAndInvalidate(message.slice(0, 16), region.token(), OperationFlags.NONE));
         assertThat(await(received).invalidatedToken()).hasValue(region.token());
         assertThat(region.isValid()).isFalse();

@@ -191,6 +191,7 @@ public abstract class AbstractMemoryWindowConformanceTest extends ConformanceSup
         MemoryRegion inbox = register(server, 64, ALL);
         CompletableFuture<Completion> received = pair.server().receive(inbox.slice(0, 64));
         MemoryRegion message = register(client, 16, ALL);
+        awaitPosted(pair.server(), inbox, message);
         await(pair.client().sendAndInvalidate(message.slice(0, 16), remote.token(), OperationFlags.NONE));
         Completion done = await(received);
         assertThat(done.invalidatedToken()).hasValue(remote.token());

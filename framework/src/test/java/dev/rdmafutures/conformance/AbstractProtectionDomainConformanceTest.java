@@ -116,6 +116,7 @@ public abstract class AbstractProtectionDomainConformanceTest extends Conformanc
         // The connection is still up and posts its own domain's regions.
         CompletableFuture<Completion> received = pair.server().receive(tenants.slice(0, 8));
         MemoryRegion message = closeLater(client.register(pattern(3), ALL));
+        awaitPosted(pair.server(), tenants, message);
         await(pair.client().send(message.slice(0, 8), OperationFlags.NONE));
         assertThat(await(received).bytes()).isEqualTo(8);
     }
@@ -162,6 +163,7 @@ public abstract class AbstractProtectionDomainConformanceTest extends Conformanc
         Pair pair = connect(listen(), request -> request.inDomain(tenant));
         CompletableFuture<Completion> received = pair.server().receive(inbox.slice(0, 16));
         MemoryRegion message = closeLater(client.register(pattern(3), ALL));
+        awaitPosted(pair.server(), inbox, message);
         pair.client().sendAndInvalidate(message.slice(0, 8), others.token(), OperationFlags.NONE);
         awaitAnyFailure(received);
         assertThat(others.isValid()).as("the other domain's region").isTrue();

@@ -108,15 +108,11 @@ public abstract class AbstractScatterGatherConformanceTest extends ConformanceSu
         return bytes;
     }
 
-    /**
-     * Posts a receive and returns once it is posted: a zero-length read the receiving side issues afterwards
-     * completes only after its poller ran the receive. Kernel iWARP terminates a connection whose Send finds no
-     * receive (AdapterInfo.sendWaitsForPeerReceive), so a test that sends next must know the receive is there.
-     */
+    /** Posts a receive and returns once it is posted ({@link #awaitPosted}). */
     private static CompletableFuture<Completion> postedReceive(RdmaConnection receiver, ScatterGatherList into,
                                                                MemoryRegion own, MemoryRegion senderRegion) {
         CompletableFuture<Completion> received = receiver.receive(into);
-        await(receiver.read(own.slice(0, 0), senderRegion.remote(), 0, OperationFlags.NONE));
+        awaitPosted(receiver, own, senderRegion);
         return received;
     }
 

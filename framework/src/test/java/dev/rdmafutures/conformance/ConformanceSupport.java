@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.rdmafutures.ConnectionRequest;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
@@ -107,6 +109,17 @@ public abstract class ConformanceSupport {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * Returns once every request {@code receiver} made before this call is posted: a zero-length READ of
+     * {@code peers} it makes now completes only after its poller posted what came before. Kernel iWARP ends a
+     * connection whose Send finds no receive (AdapterInfo.sendWaitsForPeerReceive), so a test that posts a receive
+     * and then sends from the peer must wait for the post. {@code own} is a region of the receiver's domain,
+     * {@code peers} a region the peer registered for remote reads.
+     */
+    protected static void awaitPosted(RdmaConnection receiver, MemoryRegion own, MemoryRegion peers) {
+        await(receiver.read(own.slice(0, 0), peers.remote(), 0, OperationFlags.NONE));
     }
 
     /** Asserts that {@code call} throws an {@link RdmaException} with the {@code expected} status. */
