@@ -1,8 +1,6 @@
 package dev.rdmafutures.netty;
 
-import dev.rdmafutures.Access;
 import dev.rdmafutures.CompletionCallback;
-import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaException;
@@ -12,12 +10,9 @@ import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.ScatterGatherList;
 import dev.rdmafutures.Status;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.concurrent.ThreadAwareExecutor;
-import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 
 /**
  * A byte stream over one connection's SEND and RECEIVE, with credits: this side keeps {@code receiveDepth}
@@ -33,8 +28,8 @@ import java.nio.ByteBuffer;
  * <p>Writes are coalesced: what one flush finds in Netty's outbound buffer goes into as few messages as fit
  * ({@link SendBuffers}: copied, or sent from where it lies when it is in the loop's registered memory), and each is
  * one SEND; one duty cycle's SENDs leave in one gathering write or chained post. Received bytes are
- * copied into a buffer of the channel's allocator and the receive is posted again at once, so an application that
- * keeps a buffer holds no receive of the stream's.
+ * copied out of the {@link ReceiveRing} into a buffer of the channel's allocator and the receive is posted again at
+ * once, so an application that keeps a buffer holds no receive of the stream's.
  *
  * <p>Confined to the event loop that owns the connection: every method, and the completion callbacks, run on it.
  */
@@ -66,19 +61,8 @@ final class ByteStream implements CompletionCallback {
     /** The event loop that owns the connection's runtime, the one thread this stream runs on. */
     private final ThreadAwareExecutor loop;
     private final Events events;
-    private final int receiveBufferSize;
     private final int peerReceiveDepth;
-    private final MemoryRegion receiveRegion;
-    /** Absolute reads of headers: their bounds never change. */
-    private final ByteBuffer receiveHeaders;
-    /** The region as a Netty buffer that never frees its memory, for copies into buffers without an address. */
-    private final ByteBuf receiveBytes;
-    /**
-     * The region's address (0: none, without {@code Unsafe}): copies into a buffer with a memory address go address
-     * to address, since Netty's adaptive buffers slice a new {@code ByteBuffer} for every other copy.
-     */
-    private final long receiveAddress;
-    private final RegionSlice[] receiveSlots;
+    private final ReceiveRing receives;
     private final SendBuffers sends;
     private final int[] readySlots;
     private final int[] readyLengths;
@@ -101,56 +85,44 @@ final class ByteStream implements CompletionCallback {
     private boolean probing;
 
     private ByteStream(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
-                       RegionSlice probeSink, RegisteredBufferAllocator registered, ThreadAwareExecutor loop,
-                       Events events) {
+                       ReceiveRing receives, RegionSlice probeSink, RegisteredBufferAllocator registered,
+                       ThreadAwareExecutor loop, Events events) {
         this.connection = connection;
         this.peerProbe = peer.probe();
         this.probeSink = probeSink;
         this.loop = loop;
         this.events = events;
-        this.receiveBufferSize = local.bufferSize();
         // The peer accepts messages up to its buffer size; this side sends at most its own, so a hello cannot make it
         // register more than its own settings allow.
         int peerBufferSize = Math.min(peer.bufferSize(), local.bufferSize());
         this.peerReceiveDepth = peer.receiveDepth();
-        int receiveDepth = local.receiveDepth();
-        this.receiveRegion = runtime.register(ByteBuffer.allocateDirect(receiveDepth * receiveBufferSize),
-                Access.LOCAL_WRITE);
-        try {
-            this.sends = new SendBuffers(runtime, local.sendDepth(), peerBufferSize, registered);
-        } catch (RuntimeException | OutOfMemoryError e) {
-            receiveRegion.close();
-            throw e;
-        }
-        this.receiveHeaders = receiveRegion.buffer().duplicate();
-        this.receiveBytes = Unpooled.wrappedBuffer(receiveRegion.buffer().duplicate().clear());
-        this.receiveAddress = SendBuffers.copyAddress(receiveBytes);
-        this.receiveSlots = new RegionSlice[receiveDepth];
+        this.sends = new SendBuffers(runtime, local.sendDepth(), peerBufferSize, registered);
+        this.receives = receives;
+        int receiveDepth = receives.depth();
         this.readySlots = new int[receiveDepth];
         this.readyLengths = new int[receiveDepth];
         this.credits = peer.receiveDepth();
         this.creditThreshold = Math.max(2, receiveDepth / 2);
-        for (int i = 0; i < receiveDepth; i++) {
-            receiveSlots[i] = receiveRegion.slice(i * receiveBufferSize, receiveBufferSize);
-        }
     }
 
     /**
-     * Registers the stream's buffers and posts every receive, before the caller returns to its event loop: no
-     * message of the peer's can arrive before its receive is posted.
+     * Opens the stream over {@code receives} (made with {@code local}), which it owns from then on: registers the send
+     * buffers and posts every receive not posted yet, before the caller returns to its event loop, so that no message
+     * of the peer's can arrive before its receive is posted.
      *
-     * @throws RdmaException when the buffers cannot be registered or the receives posted (the buffers are released)
+     * @throws RdmaException when the buffers cannot be registered or the receives posted: the send buffers are
+     *                       released, {@code receives} is still the caller's ({@link ReceiveRing#closeUnused})
      */
     static ByteStream open(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
-                           RegionSlice probeSink, RegisteredBufferAllocator registered, ThreadAwareExecutor loop,
-                           Events events) {
-        ByteStream stream = new ByteStream(runtime, connection, local, peer, probeSink, registered, loop, events);
-        for (int i = 0; i < stream.receiveSlots.length; i++) {
-            Status status = connection.receive(stream.receiveSlots[i], stream, i);
-            if (status != Status.SUCCESS) {
-                stream.release();
-                throw new RdmaException(status, "posting the byte stream's receive " + i + " failed");
-            }
+                           ReceiveRing receives, RegionSlice probeSink, RegisteredBufferAllocator registered,
+                           ThreadAwareExecutor loop, Events events) {
+        ByteStream stream = new ByteStream(runtime, connection, local, peer, receives, probeSink, registered, loop,
+                events);
+        try {
+            receives.attach(connection, stream, loop);
+        } catch (RuntimeException e) {
+            stream.sends.release();
+            throw e;
         }
         return stream;
     }
@@ -214,14 +186,7 @@ final class ByteStream implements CompletionCallback {
         int slot = readySlots[readyHead];
         int length = readyLengths[readyHead];
         int n = Math.min(buf.writableBytes(), length - readOffset);
-        int start = slot * receiveBufferSize + HEADER_BYTES + readOffset;
-        if (receiveAddress != 0 && buf.hasMemoryAddress()) {
-            int writerIndex = buf.writerIndex();
-            PlatformDependent.copyMemory(receiveAddress + start, buf.memoryAddress() + writerIndex, n);
-            buf.writerIndex(writerIndex + n);
-        } else {
-            buf.writeBytes(receiveBytes, start, n);
-        }
+        receives.copyTo(buf, slot, HEADER_BYTES + readOffset, n);
         readOffset += n;
         if (readOffset == length) {
             readOffset = 0;
@@ -300,7 +265,7 @@ final class ByteStream implements CompletionCallback {
                     + HEADER_BYTES + "-byte header"));
             return;
         }
-        int header = receiveHeaders.getInt(slot * receiveBufferSize);
+        int header = receives.header(slot);
         int returned = header & CREDIT_MASK;
         if (returned > 0) {
             if (credits + returned > peerReceiveDepth) {
@@ -367,7 +332,7 @@ final class ByteStream implements CompletionCallback {
         if (closed) {
             return;
         }
-        Status status = connection.receive(receiveSlots[slot], this, slot);
+        Status status = receives.post(slot);
         if (status == Status.SUCCESS) {
             owed++;
         } else if (connection.isConnected()) {
@@ -397,7 +362,7 @@ final class ByteStream implements CompletionCallback {
     }
 
     private void release() {
-        receiveRegion.close();
+        receives.release();
         sends.release();
     }
 }

@@ -11,7 +11,15 @@ final class RdmaOptions {
 
     private volatile byte[] privateData = new byte[0];
     private volatile ReadLimits readLimits;
+    /**
+     * Post the stream's receives before connecting on every adapter, not only where a Send that finds no receive ends
+     * the connection ({@link ReceiveRing}): lets the tests run that path on {@code soft}. Not one of {@link #ALL}.
+     */
+    static final ChannelOption<Boolean> PREPOSTED_RECEIVES = ChannelOption.valueOf(RdmaOptions.class,
+            "PREPOSTED_RECEIVES");
+
     private volatile StreamSettings stream = StreamSettings.DEFAULT;
+    private volatile boolean prepostedReceives;
 
     /** The option's value, or null when {@code option} is not one of {@link RdmaChannelOption}'s. */
     Object get(ChannelOption<?> option) {
@@ -25,6 +33,8 @@ final class RdmaOptions {
             return stream.receiveDepth();
         } else if (option == RdmaChannelOption.STREAM_SEND_DEPTH) {
             return stream.sendDepth();
+        } else if (option == PREPOSTED_RECEIVES) {
+            return prepostedReceives;
         }
         return null;
     }
@@ -45,6 +55,8 @@ final class RdmaOptions {
             stream = new StreamSettings(stream.bufferSize(), (Integer) value, stream.sendDepth());
         } else if (option == RdmaChannelOption.STREAM_SEND_DEPTH) {
             stream = new StreamSettings(stream.bufferSize(), stream.receiveDepth(), (Integer) value);
+        } else if (option == PREPOSTED_RECEIVES) {
+            prepostedReceives = (Boolean) value;
         } else {
             return false;
         }
@@ -61,5 +73,9 @@ final class RdmaOptions {
 
     StreamSettings stream() {
         return stream;
+    }
+
+    boolean prepostedReceives() {
+        return prepostedReceives;
     }
 }

@@ -3,6 +3,7 @@ package dev.rdmafutures.netty;
 import dev.rdmafutures.ConnectionRequest;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaListener;
+import dev.rdmafutures.RdmaRuntime;
 import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
@@ -129,29 +130,53 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             request.reject(null);
             return;
         }
-        StreamSettings settings = config.rdma().stream().cappedTo(ioHandler.runtime().adapterInfo());
-        request.withQueueDepths(settings.initiatorDepth(ioHandler.runtime().adapterInfo()), settings.receiveDepth())
+        RdmaRuntime runtime = ioHandler.runtime();
+        StreamSettings settings = config.rdma().stream().cappedTo(runtime.adapterInfo());
+        ReceiveRing preposted;
+        try {
+            preposted = ReceiveRing.postsBeforeConnection(runtime.adapterInfo(), config.rdma(), settings)
+                    ? ReceiveRing.beforeConnection(runtime, settings) : null;
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // debug: peers that connect again and again could otherwise fill the log
+            LOG.debug("rejecting {}: its stream's receives could not be set up ({})", request.remoteAddress(),
+                    e.toString());
+            request.reject(null);
+            return;
+        }
+        if (preposted != null) {
+            request.withSharedReceiveQueue(preposted.queue());
+        }
+        request.withQueueDepths(settings.initiatorDepth(runtime.adapterInfo()), settings.receiveDepth())
                 .withPrivateData(StreamHello.encode(settings, ioHandler.probeTarget(), config.rdma().privateData()))
                 .accept()
-                .whenComplete((connection, error) -> onAccepted(connection, error, settings, peer));
+                .whenComplete((connection, error) -> onAccepted(connection, error, settings, peer, preposted));
     }
 
-    private void onAccepted(RdmaConnection connection, Throwable error, StreamSettings settings, StreamHello peer) {
+    /** {@code preposted}: the receives posted before accepting, or null to post them on the connection now. */
+    private void onAccepted(RdmaConnection connection, Throwable error, StreamSettings settings, StreamHello peer,
+                            ReceiveRing preposted) {
         if (error != null) {
             LOG.debug("an accept on {} failed", local, error); // the client's connect reports it too
+            if (preposted != null) {
+                preposted.release();
+            }
             return;
         }
-        if (!open) {
-            connection.close();
-            return;
-        }
-        RdmaSocketChannel child;
+        ReceiveRing receives = preposted;
+        RdmaSocketChannel child = null;
         try {
-            child = new RdmaSocketChannel(this, ioHandler, connection, settings, peer);
+            if (open) {
+                if (receives == null) {
+                    receives = ReceiveRing.afterConnection(ioHandler.runtime(), settings);
+                }
+                child = new RdmaSocketChannel(this, ioHandler, connection, settings, peer, receives);
+            }
         } catch (RuntimeException | OutOfMemoryError e) {
             LOG.warn("closing the connection from {}: its stream could not be set up ({})",
                     connection.remoteAddress(), e.toString());
-            connection.close();
+        }
+        if (child == null) {
+            ReceiveRing.closeUnused(connection, receives);
             return;
         }
         accepted.add(child);

@@ -93,7 +93,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     /** An accepted channel, on the event loop (and runtime) that accepted its connection. */
     RdmaSocketChannel(RdmaServerSocketChannel parent, RdmaIoHandler home, RdmaConnection connection,
-                      StreamSettings settings, StreamHello peer) {
+                      StreamSettings settings, StreamHello peer, ReceiveRing receives) {
         super(parent);
         this.homeLoop = home.executor();
         this.ioHandler = home;
@@ -101,8 +101,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         this.peerPrivateData = peer.applicationData();
         this.local = connection.localAddress();
         this.remote = connection.remoteAddress();
-        this.stream = ByteStream.open(home.runtime(), connection, settings, peer, home.probeSink(), home.allocator(),
-                home.executor(), this);
+        this.stream = ByteStream.open(home.runtime(), connection, settings, peer, receives, home.probeSink(),
+                home.allocator(), home.executor(), this);
         this.active = true;
         connection.disconnected().whenComplete((reason, error) -> onDisconnected());
     }
@@ -559,9 +559,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 promise.setFailure(new AlreadyConnectedException());
                 return;
             }
+            ReceiveRing receives = null;
             try {
                 RdmaRuntime runtime = ioHandler.runtime();
                 StreamSettings settings = config.rdma().stream().cappedTo(runtime.adapterInfo());
+                if (ReceiveRing.postsBeforeConnection(runtime.adapterInfo(), config.rdma(), settings)) {
+                    receives = ReceiveRing.beforeConnection(runtime, settings);
+                }
                 ConnectBuilder builder = runtime.connector().connect((InetSocketAddress) remoteAddress)
                         .withQueueDepths(settings.initiatorDepth(runtime.adapterInfo()), settings.receiveDepth())
                         .withPrivateData(StreamHello.encode(settings, ioHandler.probeTarget(),
@@ -569,6 +573,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 ReadLimits limits = config.rdma().readLimits();
                 if (limits != null) {
                     builder.withReadLimits(limits.inbound(), limits.outbound());
+                }
+                if (receives != null) {
+                    builder.withSharedReceiveQueue(receives.queue());
                 }
                 if (config.getConnectTimeoutMillis() > 0) {
                     builder.withTimeout(Duration.ofMillis(config.getConnectTimeoutMillis()));
@@ -580,18 +587,26 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 connectPromise = promise;
                 remote = (InetSocketAddress) remoteAddress;
                 connecting = builder.start();
-                connecting.whenComplete((c, error) -> onConnect(c, error, settings));
+                ReceiveRing preposted = receives;
+                connecting.whenComplete((c, error) -> onConnect(c, error, settings, preposted));
             } catch (RuntimeException e) {
+                if (receives != null) {
+                    receives.release();
+                }
                 connectPromise = null;
                 promise.tryFailure(ConnectErrors.toNetty(e, remoteAddress));
                 closeIfClosed();
             }
         }
 
-        private void onConnect(RdmaConnection c, Throwable error, StreamSettings settings) {
+        /** {@code preposted}: the receives posted before connecting, or null to post them on the connection now. */
+        private void onConnect(RdmaConnection c, Throwable error, StreamSettings settings, ReceiveRing preposted) {
             ChannelPromise promise = connectPromise;
             connectPromise = null;
             if (error != null) {
+                if (preposted != null) {
+                    preposted.release();
+                }
                 if (promise != null) {
                     promise.tryFailure(ConnectErrors.toNetty(error, remote));
                 }
@@ -599,22 +614,26 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 return;
             }
             if (!open || promise == null) {
-                c.close();
+                ReceiveRing.closeUnused(c, preposted);
                 return;
             }
             StreamHello peer = StreamHello.decode(c.connectionData().peerPrivateData());
             if (peer == null) {
-                c.close();
+                ReceiveRing.closeUnused(c, preposted);
                 promise.tryFailure(new IOException("the server at " + remote + " is not an RdmaFutures Netty server"
                         + " (its accept carried no stream hello)"));
                 close(voidPromise());
                 return;
             }
+            ReceiveRing receives = preposted;
             try {
-                stream = ByteStream.open(ioHandler.runtime(), c, settings, peer, ioHandler.probeSink(),
+                if (receives == null) {
+                    receives = ReceiveRing.afterConnection(ioHandler.runtime(), settings);
+                }
+                stream = ByteStream.open(ioHandler.runtime(), c, settings, peer, receives, ioHandler.probeSink(),
                         ioHandler.allocator(), ioHandler.executor(), RdmaSocketChannel.this);
             } catch (RuntimeException | OutOfMemoryError e) {
-                c.close();
+                ReceiveRing.closeUnused(c, receives);
                 promise.tryFailure(ConnectErrors.toNetty(e, remote));
                 close(voidPromise());
                 return;

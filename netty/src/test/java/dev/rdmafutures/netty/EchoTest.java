@@ -14,6 +14,7 @@ import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,8 @@ class EchoTest {
 
     @Test
     void echoesMoreBytesThanTheCreditsCover() throws Exception {
-        echo(4 * 1024 * 1024, new ServerBootstrap(), new Bootstrap());
+        echo(4 * 1024 * 1024, new ServerBootstrap(), new Bootstrap(), (client, child) ->
+                assertThat(((RdmaSocketChannel) client).connection().metrics().receiveSlotsUsed()).isEqualTo(32));
     }
 
     @Test
@@ -43,7 +45,21 @@ class EchoTest {
                 .option(RdmaChannelOption.STREAM_SEND_DEPTH, 4).option(RdmaChannelOption.STREAM_BUFFER_SIZE, 64);
         Bootstrap cb = new Bootstrap().option(RdmaChannelOption.STREAM_RECEIVE_DEPTH, 4)
                 .option(RdmaChannelOption.STREAM_SEND_DEPTH, 4).option(RdmaChannelOption.STREAM_BUFFER_SIZE, 64);
-        echo(200_000, sb, cb);
+        echo(200_000, sb, cb, (client, child) -> { });
+    }
+
+    @Test
+    void aStreamWhoseReceivesArePostedBeforeConnectingCarriesEveryByte() throws Exception {
+        // iWARP's path (a queue of the stream's own, filled before the connect and the accept), forced on soft.
+        ServerBootstrap sb = new ServerBootstrap().option(RdmaOptions.PREPOSTED_RECEIVES, true)
+                .option(RdmaChannelOption.STREAM_RECEIVE_DEPTH, 4).option(RdmaChannelOption.STREAM_BUFFER_SIZE, 64);
+        Bootstrap cb = new Bootstrap().option(RdmaOptions.PREPOSTED_RECEIVES, true)
+                .option(RdmaChannelOption.STREAM_RECEIVE_DEPTH, 4).option(RdmaChannelOption.STREAM_BUFFER_SIZE, 64);
+        echo(200_000, sb, cb, (client, child) -> {
+            // A connection with a shared receive queue keeps no receives of its own.
+            assertThat(((RdmaSocketChannel) client).connection().metrics().receiveSlotsUsed()).isZero();
+            assertThat(((RdmaSocketChannel) child).connection().metrics().receiveSlotsUsed()).isZero();
+        });
     }
 
     @Test
@@ -72,9 +88,17 @@ class EchoTest {
         server.close().sync();
     }
 
-    private static void echo(int total, ServerBootstrap sb, Bootstrap cb) throws Exception {
+    /** Echoes {@code total} bytes, and runs {@code check} on both ends before they close. */
+    private static void echo(int total, ServerBootstrap sb, Bootstrap cb, BiConsumer<Channel, Channel> check)
+            throws Exception {
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
         Channel server = sb.group(group, group).channel(RdmaServerSocketChannel.class)
                 .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        accepted.complete(ctx.channel());
+                    }
+
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         ctx.write(msg);
@@ -119,6 +143,7 @@ class EchoTest {
         }
         client.flush();
         assertThat(echoed.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
+        check.accept(client, accepted.get(10, TimeUnit.SECONDS));
         client.close().sync();
         server.close().sync();
     }
