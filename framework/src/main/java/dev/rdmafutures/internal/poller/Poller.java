@@ -254,7 +254,9 @@ public final class Poller implements PollerContext {
      *   <li>the event loop gathers what is ready, within its budget;</li>
      *   <li>when anything is, the commands handed over meanwhile run before it is dispatched: a command issued before
      *       an event was learnt of (a cancel before the peer's reply) goes first;</li>
-     *   <li>the dispatch, then the deadlines due;</li>
+     *   <li>the dispatch, then the deadlines that were due when the gather began: whatever had arrived by a deadline
+     *       is acted on before it fires, even when the dispatch ran past it (a cold handler, a long callback), since a
+     *       deadline that expires during the dispatch waits for the next cycle's gather;</li>
      *   <li>when any work was done, the commands issued meanwhile: a completion callback on this thread posts its next
      *       operation into the poller's own queue, and it runs here rather than one cycle later;</li>
      *   <li>one flush: what the cycle produced (the peer's responses, callbacks' next posts) leaves together, so a
@@ -267,6 +269,7 @@ public final class Poller implements PollerContext {
         if (work > 0) {
             flushLoop();
         }
+        long gatheredAt = ticker.read();
         try {
             if (loop.gather() > 0) {
                 work += runCommands();
@@ -276,7 +279,7 @@ public final class Poller implements PollerContext {
             errors.record("event loop poll", t);
             work++;
         }
-        work += deadlines.runDue(ticker.read(), errors);
+        work += deadlines.runDue(gatheredAt, errors);
         if (work > 0) {
             work += runCommands();
         }

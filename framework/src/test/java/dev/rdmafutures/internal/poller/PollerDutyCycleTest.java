@@ -3,7 +3,6 @@ package dev.rdmafutures.internal.poller;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmafutures.IdleStrategy;
-import dev.rdmafutures.Ticker;
 import dev.rdmafutures.spi.BoundListener;
 import dev.rdmafutures.spi.ConnectAttempt;
 import dev.rdmafutures.spi.ConnectEvents;
@@ -26,7 +25,9 @@ import org.junit.jupiter.api.Test;
 class PollerDutyCycleTest {
     private final List<String> steps = new ArrayList<>();
     private final RecordingLoop loop = new RecordingLoop();
-    private final Poller poller = new Poller("duty-cycle-test", IdleStrategy.BUSY_SPIN, Ticker.system(),
+    /** The test's clock: it moves only when a test moves it. */
+    private long now;
+    private final Poller poller = new Poller("duty-cycle-test", IdleStrategy.BUSY_SPIN, () -> now,
             new DutyCycleErrors(), (address, nanoTime) -> { }, context -> loop.attach(context),
             Thread.currentThread());
 
@@ -52,6 +53,22 @@ class PollerDutyCycleTest {
         loop.duringDispatch = () -> loop.context.execute(() -> steps.add("command issued by the dispatch"));
         poller.invoke();
         assertThat(steps).containsExactly("gather", "dispatch", "command issued by the dispatch", "flush");
+    }
+
+    @Test
+    void aDeadlinePassedDuringTheDispatchWaitsForTheNextGather() {
+        // A handshake's deadline, and its event already waiting: the dispatch of an earlier event runs past the
+        // deadline (a cold channelActive), so the event is still to be read when the deadline falls due.
+        loop.context.schedule(Duration.ofSeconds(5), () -> steps.add("deadline"));
+        loop.ready = 1;
+        loop.duringDispatch = () -> now += Duration.ofSeconds(7).toNanos();
+        poller.invoke();
+        assertThat(steps).containsExactly("gather", "dispatch", "flush");
+        steps.clear();
+        loop.duringDispatch = () -> { };
+        poller.invoke();
+        assertThat(steps).as("the event read by this gather goes first").containsExactly("gather", "dispatch",
+                "deadline", "flush");
     }
 
     @Test
