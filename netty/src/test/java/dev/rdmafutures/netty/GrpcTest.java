@@ -144,7 +144,7 @@ public class GrpcTest {
     }
 
     @Test
-    protected void aCallWhoseServerIsGoneEndsUnavailable() throws Exception {
+    void aCallWhoseServerIsGoneEndsUnavailable() throws Exception {
         assertThat(ClientCalls.blockingUnaryCall(channel, SAY_HELLO, within(10), "first")).isEqualTo("Hello first");
         server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
         assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, SAY_HELLO, within(10), "second"))

@@ -29,9 +29,7 @@ import dev.rdmafutures.testcontainers.InRdmaVm;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetAddress;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -253,16 +251,6 @@ class NettyOnRxeVmTest {
         @Override
         protected InetAddress address() {
             return NettyOnDevice.deviceAddress();
-        }
-
-        @Override
-        @Test
-        @Disabled("intermittent on rxe0 under emulation, cause not found: in one VM run of three (CI on 8d3032d, "
-                + "2026-11-28) its first call, before the server goes, ended after 24.7 s with UNAVAILABLE 'Network "
-                + "closed for unknown reason' (the connection closed without an error); the other runs passed, and it "
-                + "passes on soft in bin/test. The assertion is unchanged: run NettyOnRxeVmTest in the VM to chase it")
-        protected void aCallWhoseServerIsGoneEndsUnavailable() throws Exception {
-            super.aCallWhoseServerIsGoneEndsUnavailable();
         }
     }
 }
