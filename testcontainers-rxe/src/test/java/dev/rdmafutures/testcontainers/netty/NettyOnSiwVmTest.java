@@ -29,7 +29,6 @@ import dev.rdmafutures.testcontainers.InRdmaVm;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetAddress;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,13 +40,6 @@ import org.junit.jupiter.api.Timeout;
  * refuses) are left out, and the tests they disable one by one are skipped here too, with the same reasons.
  */
 @InRdmaVm(devices = "siw", timeoutMinutes = 25)
-@Disabled("a transport bug on iWARP: the passive side posts its stream's receives only once its accept has"
-        + " completed (ByteStream.open in RdmaServerSocketChannel.onAccepted), while the active side sends as soon as"
-        + " its connect has; siw terminates a queue pair on a Send that finds no receive posted (no RNR retry in"
-        + " iWARP: AdapterInfo.sendWaitsForPeerReceive() is false), so the client's first write kills the connection"
-        + " (server IBV_EVENT_QP_FATAL, client IBV_WC_LOC_QP_OP_ERR) and nearly every test fails; rxe's RNR retries"
-        + " hide it. Fix: post the receives before the accept answers (a per-stream shared receive queue, or receives"
-        + " posted at request time), then drop this")
 // Netty's own per-test timeouts stay; this bounds the rest (the host build's 60 s default, made for a real CPU, is
 // not on this class path), under QEMU's emulation.
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
