@@ -25,6 +25,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaServerSocketChannel.class);
+    /**
+     * The most accepts at once whose stream's receives were posted before the accept ({@link ReceiveRing}): each holds
+     * a queue and registered memory from the request on, and peers that never complete their handshakes must not
+     * pin more than this many until the handshake timeout frees them. Requests beyond it are rejected.
+     */
+    static final int MAX_PREPOSTED_ACCEPTS = 64;
 
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
     private final RdmaIoHandle handle = new RdmaIoHandle() {
@@ -40,6 +46,8 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     private volatile boolean open = true;
     private volatile InetSocketAddress local;
     private boolean readPending;
+    /** Accepts under way whose receives were posted before them; on the loop. */
+    private int prepostedAccepts;
 
     /** A server channel; {@code ServerBootstrap} creates it. */
     public RdmaServerSocketChannel() {
@@ -132,10 +140,18 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         }
         RdmaRuntime runtime = ioHandler.runtime();
         StreamSettings settings = config.rdma().stream().cappedTo(runtime.adapterInfo());
-        ReceiveRing preposted;
+        ReceiveRing preposted = null;
         try {
-            preposted = ReceiveRing.postsBeforeConnection(runtime.adapterInfo(), config.rdma(), settings)
-                    ? ReceiveRing.beforeConnection(runtime, settings) : null;
+            if (ReceiveRing.postsBeforeConnection(runtime.adapterInfo(), config.rdma(), settings)) {
+                if (prepostedAccepts >= MAX_PREPOSTED_ACCEPTS) {
+                    LOG.debug("rejecting {}: {} accepts with receives posted are under way already",
+                            request.remoteAddress(), prepostedAccepts);
+                    request.reject(null);
+                    return;
+                }
+                preposted = ReceiveRing.beforeConnection(runtime, settings);
+                prepostedAccepts++;
+            }
         } catch (RuntimeException | OutOfMemoryError e) {
             // debug: peers that connect again and again could otherwise fill the log
             LOG.debug("rejecting {}: its stream's receives could not be set up ({})", request.remoteAddress(),
@@ -143,18 +159,22 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             request.reject(null);
             return;
         }
-        if (preposted != null) {
-            request.withSharedReceiveQueue(preposted.queue());
+        ReceiveRing receives = preposted;
+        if (receives != null) {
+            request.withSharedReceiveQueue(receives.queue());
         }
         request.withQueueDepths(settings.initiatorDepth(runtime.adapterInfo()), settings.receiveDepth())
                 .withPrivateData(StreamHello.encode(settings, ioHandler.probeTarget(), config.rdma().privateData()))
                 .accept()
-                .whenComplete((connection, error) -> onAccepted(connection, error, settings, peer, preposted));
+                .whenComplete((connection, error) -> onAccepted(connection, error, settings, peer, receives));
     }
 
     /** {@code preposted}: the receives posted before accepting, or null to post them on the connection now. */
     private void onAccepted(RdmaConnection connection, Throwable error, StreamSettings settings, StreamHello peer,
                             ReceiveRing preposted) {
+        if (preposted != null) {
+            prepostedAccepts--;
+        }
         if (error != null) {
             LOG.debug("an accept on {} failed", local, error); // the client's connect reports it too
             if (preposted != null) {

@@ -52,10 +52,17 @@ final class ReceiveRing implements SharedReceiveCallback {
     private final SharedReceiveQueue queue;
     private RdmaConnection connection;
     private CompletionCallback owner;
-    /** Messages the queue took before a stream owned the ring: their slots and sizes, in arrival order. */
+    /**
+     * Messages the queue took before the stream could take them: their slots and sizes, in arrival order. Kept from
+     * before the stream owns the ring until the task that reports them has run, so that a message that comes in
+     * between cannot overtake them. Each slot is taken at most once until posted again, so they never hold more than
+     * the depth.
+     */
     private final int[] earlySlots;
     private final int[] earlyBytes;
     private int earlyCount;
+    /** Set from the attach until the early messages were reported: what arrives meanwhile queues behind them. */
+    private boolean reportPending;
 
     private ReceiveRing(RdmaRuntime runtime, StreamSettings local, SharedReceiveQueue queue) {
         this.bufferSize = local.bufferSize();
@@ -146,15 +153,18 @@ final class ReceiveRing implements SharedReceiveCallback {
                 }
             }
         } else if (earlyCount > 0) {
+            reportPending = true;
             loop.execute(this::reportEarly);
         }
     }
 
     private void reportEarly() {
-        for (int i = 0; i < earlyCount; i++) {
+        int count = earlyCount;
+        earlyCount = 0;
+        reportPending = false;
+        for (int i = 0; i < count; i++) { // what the owner posts again completes in a later poll, never in here
             owner.completed(earlySlots[i], earlyBytes[i]);
         }
-        earlyCount = 0;
     }
 
     /** Posts the receive of {@code slot} again; the outcome goes to the owner with {@code slot} as its context. */
@@ -185,9 +195,9 @@ final class ReceiveRing implements SharedReceiveCallback {
 
     @Override
     public void received(long context, RdmaConnection from, int length) {
-        if (owner != null) {
+        if (owner != null && !reportPending) {
             owner.completed(context, length);
-        } else if (earlyCount < earlySlots.length) { // each slot is posted once, so the arrays cannot overflow
+        } else {
             earlySlots[earlyCount] = (int) context;
             earlyBytes[earlyCount++] = length;
         }
@@ -213,17 +223,18 @@ final class ReceiveRing implements SharedReceiveCallback {
 
     /**
      * Destroys the queue, if any, then deregisters the buffers. Call once the connection has ended or was never made:
-     * a queue still used by an established connection cannot be destroyed, and that is logged.
+     * a queue an established connection still uses cannot be destroyed; then both are left to the runtime's close
+     * (deregistering buffers that a connection may still fill would fail it), and that is logged.
      */
     void release() {
-        try {
-            if (queue != null) {
+        if (queue != null) {
+            try {
                 queue.close();
+            } catch (RdmaException e) {
+                LOG.warn("a byte stream's receive queue is still in use and stays until its runtime closes", e);
+                return;
             }
-        } catch (RdmaException e) {
-            LOG.debug("the byte stream's receive queue could not be destroyed", e);
-        } finally {
-            region.close();
         }
+        region.close();
     }
 }

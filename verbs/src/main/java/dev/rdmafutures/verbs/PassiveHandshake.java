@@ -137,6 +137,11 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
             fail(e);
             return;
         }
+        if (sharedReceiveQueue != null) {
+            // Receives posted on this poller wait for the cycle's flush, and the accept answers now: the peer may
+            // send the moment it has the answer, and on iWARP a Send that finds no receive ends the connection.
+            ((VerbsSharedReceiveQueue) sharedReceiveQueue).postWaiting();
+        }
         ByteBuffer data = VerbsConnection.direct(privateData);
         connection.applyAckTimeout();
         int rc = NativeVerbs.accept(connection.idHandle(), effective.inbound(), effective.outbound(),
