@@ -49,7 +49,11 @@ public final class NamespaceScenarios {
             } catch (RdmaException e) {
                 System.out.println("shared-endpoint-no-port " + e.status());
             }
-            held.forEach(RdmaConnection::close);
+            // Ended before the hog below: a close still under way would free its socket's descriptor after the hog
+            // took every one, and the connect below would then fail for the ephemeral ports instead.
+            for (RdmaConnection c : held) {
+                c.disconnect().get(10, TimeUnit.SECONDS);
+            }
 
             List<SocketChannel> hog = new ArrayList<>();
             try {
