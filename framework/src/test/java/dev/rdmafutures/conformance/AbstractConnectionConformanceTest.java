@@ -20,6 +20,7 @@ import dev.rdmafutures.ReadLimits;
 import dev.rdmafutures.RemoteBuffer;
 import dev.rdmafutures.Status;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -296,6 +297,29 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
         listener.close();
         RdmaException e = awaitFailure(client.connector().connect(gone).start(), Status.CONNECTION_REFUSED);
         assertThat(e.isRetryable()).isTrue();
+    }
+
+    /**
+     * A connect nobody answers fails at its deadline while the transport still tries (iWARP: the kernel holds the
+     * queue pair until its MPA exchange times out), and neither the poller nor the runtime's close waits for it.
+     * The peer is a TCP socket that takes the connection and never says a word: iWARP's MPA request waits for a
+     * reply; IB/RoCE's CM request, whose port no RDMA listener has, is refused at once (nothing to show there).
+     */
+    @Test
+    void aConnectNobodyAnswersFailsAtItsDeadlineAndNeitherThePollerNorTheCloseWaitsForIt() throws Exception {
+        RdmaListener listener = listen();
+        try (ServerSocket silent = new ServerSocket(0, 1, fixture().deviceAddress())) {
+            CompletableFuture<RdmaConnection> unanswered = client.connector()
+                    .connect(new InetSocketAddress(fixture().deviceAddress(), silent.getLocalPort()))
+                    .withTimeout(Duration.ofSeconds(1)).start();
+            RdmaException e = awaitAnyFailure(unanswered);
+            assumeTrue(e.status() != Status.CONNECTION_REFUSED, "refused at once: " + e.getMessage());
+            assertThat(e.status()).as(e.getMessage()).isEqualTo(Status.IO_TIMEOUT);
+            connectPair(listener); // served by the same poller, at once
+            client.close();
+        }
+        assertThat(Thread.getAllStackTraces().keySet()).as("live threads after the close")
+                .noneMatch(t -> t.getName().startsWith(CLIENT_POLLER) && t.isAlive());
     }
 
     @Test

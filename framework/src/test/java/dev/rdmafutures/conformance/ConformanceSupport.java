@@ -33,6 +33,8 @@ import org.junit.jupiter.api.TestInfo;
  */
 public abstract class ConformanceSupport {
     protected static final Duration WAIT = Duration.ofSeconds(20);
+    /** The client runtime's poller threads' name prefix. */
+    protected static final String CLIENT_POLLER = "client-poller";
 
     protected RdmaRuntime server;
     protected RdmaRuntime client;
@@ -47,7 +49,7 @@ public abstract class ConformanceSupport {
         String divergence = test.getTestMethod().map(m -> fixture().knownDivergences().get(m.getName())).orElse(null);
         assumeTrue(divergence == null, () -> "known divergence of this device: " + divergence);
         server = closeLater(fixture().runtimeBuilder().threadNamePrefix("server-poller").build());
-        client = closeLater(fixture().runtimeBuilder().threadNamePrefix("client-poller").build());
+        client = closeLater(fixture().runtimeBuilder().threadNamePrefix(CLIENT_POLLER).build());
     }
 
     @AfterEach

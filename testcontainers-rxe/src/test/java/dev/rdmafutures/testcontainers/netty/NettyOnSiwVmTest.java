@@ -29,7 +29,6 @@ import dev.rdmafutures.testcontainers.InRdmaVm;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetAddress;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,12 +40,6 @@ import org.junit.jupiter.api.Timeout;
  * refuses) are left out, and the tests they disable one by one are skipped here too, with the same reasons.
  */
 @InRdmaVm(devices = "siw", timeoutMinutes = 25)
-@Disabled("stalls on siw0: ConnectionAttempt's testConnectTimeout connects to an unroutable address with a short"
-        + " timeout; the connect's deadline releases its queue pair, and siw's ibv_destroy_qp waits for the kernel's"
-        + " answer to the connect (iw_cm holds the QP until then: TCP's SYN retries, minutes), so the loop thread"
-        + " blocks and the next test, testConnectRefusedHalfClosure, waits on that loop without a deadline (thread"
-        + " dump, 2026-11-29); the class then runs into its VM timeout. docs/providers.md, 'Known problem'. The race this"
-        + " class was first disabled for (receives posted after the peer could send) is mended by ReceiveRing")
 // Netty's own per-test timeouts stay; this bounds the rest (the host build's 60 s default, made for a real CPU, is
 // not on this class path), under QEMU's emulation.
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
