@@ -1,6 +1,6 @@
 """The Netty transport's sections of a bin/bench report (issue 26): GrpcBench's raw/grpc-host.json, gRPC-java over the
 Netty transport on soft beside the same program over Netty's NIO and epoll transports (medians of rounds taken in
-turns), and NettyAllocationCheck's raw/netty-alloc-host.json, bytes the event loops allocate per echoed message."""
+turns), and raw/grpc-DEV.json, the same on verbs beside NIO in the RDMA VM (DEV rxe0 or siw0); and NettyAllocationCheck's raw/netty-alloc-host.json, bytes the event loops allocate per echoed message."""
 import json
 import os
 
@@ -13,36 +13,50 @@ def by_transport(run):
     return {t["transport"]: t for t in run["transports"]}
 
 
-def grpc_targets(run):
-    """Issue 26's targets: unary 1 KiB round trip <= 1.0x NIO's, streaming throughput >= 1.0x NIO's."""
+def grpc_side(where):
+    """GrpcBench's label for our transport, and its name in a report: soft on the host, verbs on a VM device."""
+    return ("rdma-soft", "soft") if where == "host" else ("rdma-verbs", f"verbs {where}")
+
+
+def grpc_targets(run, where="host"):
+    """Issue 26's targets: unary 1 KiB round trip <= 1.0x NIO's, streaming throughput >= 1.0x NIO's (on a VM device:
+    beside NIO in the same boot)."""
     if run is None:
         return []
+    label, ours_name = grpc_side(where)
     t = by_transport(run)
-    rdma, nio = t.get("rdma-soft"), t.get("nio")
+    ours, nio = t.get(label), t.get("nio")
     out = []
     for name, goal, key, field, le, unit in (
-            ("gRPC unary 1 KiB round trip (mean), soft vs Netty NIO", 1.0, "unary", "meanMicros", True, "us"),
-            ("gRPC server-streaming 1 KiB messages per second, soft vs Netty NIO", 1.0, "stream",
+            (f"gRPC unary 1 KiB round trip (mean), {ours_name} vs Netty NIO", 1.0, "unary", "meanMicros", True, "us"),
+            (f"gRPC server-streaming 1 KiB messages per second, {ours_name} vs Netty NIO", 1.0, "stream",
              "messagesPerSecond", False, "msg/s")):
         goal_text = ("<= " if le else ">= ") + f"{goal:g}x"
-        if rdma and nio:
-            value = rdma[key][field] / nio[key][field]
+        if ours and nio:
+            value = ours[key][field] / nio[key][field]
             out.append({"target": name, "goal": goal_text, "ratio": round(value, 3), "met": value <= goal if le
-                        else value >= goal, "measured": f"{rdma[key][field]:.1f} vs {nio[key][field]:.1f} {unit}"})
+                        else value >= goal, "measured": f"{ours[key][field]:.1f} vs {nio[key][field]:.1f} {unit}"})
         else:
             out.append({"target": name, "goal": goal_text, "ratio": None, "met": False,
-                        "measured": "no result: " + " and ".join(n for n, x in (("soft", rdma), ("nio", nio))
+                        "measured": "no result: " + " and ".join(n for n, x in ((ours_name, ours), ("nio", nio))
                                                                  if x is None) + " missing"})
     return out
 
 
-def grpc_markdown(run):
+def grpc_markdown(run, where="host"):
     if run is None:
         return []
+    label, ours_name = grpc_side(where)
     t = by_transport(run)
-    lines = ["## gRPC over the Netty transport (GrpcBench)", "",
+    if where == "host":
+        title, place = "## gRPC over the Netty transport (GrpcBench)", "in one JVM on loopback"
+    else:
+        title = f"## gRPC over the Netty transport on verbs, {where} in the VM (GrpcBench)"
+        place = (f"in one JVM inside the RDMA VM, every transport at eth0's address ({where} is bound to it); under "
+                 "emulation only the ratios mean something")
+    lines = [title, "",
              f"gRPC-java (byte-array marshaller, direct executors, one event loop thread for the server and one for "
-             f"the client) in one JVM on loopback: unary calls of {run['size']} B each way, one at a time, and "
+             f"the client) {place}: unary calls of {run['size']} B each way, one at a time, and "
              f"server-streaming calls of {run['streamMessages']:,} messages of {run['size']} B under gRPC's flow "
              f"control. Each transport measured {run['seconds']:g} s per benchmark in each of {run['rounds']} rounds "
              "taken in turns (the order reversed every other round); the figures are medians of the rounds. CPU: "
@@ -57,19 +71,20 @@ def grpc_markdown(run):
                      f"{s['megabytesPerSecond']:.1f} | {s['cpuMicrosPerMessage']:.2f} | "
                      f"{', '.join(f'{v:.1f}' for v in u['roundsMeanMicros'])} | "
                      f"{', '.join(f'{v:.0f}' for v in s['roundsMessagesPerSecond'])} |")
-    rdma = t.get("rdma-soft")
+    ours = t.get(label)
+    short = ours_name.split()[0]
     for base in ("nio", "epoll"):
-        if rdma and base in t:
+        if ours and base in t:
             b = t[base]
-            lines.append(f"| soft/{base} | {rdma['unary']['meanMicros'] / b['unary']['meanMicros']:.2f}x | "
-                         f"{rdma['unary']['p50Micros'] / b['unary']['p50Micros']:.2f}x | "
-                         f"{rdma['unary']['p99Micros'] / b['unary']['p99Micros']:.2f}x | | "
-                         f"{rdma['unary']['cpuMicrosPerCall'] / b['unary']['cpuMicrosPerCall']:.2f}x | "
-                         f"{rdma['stream']['messagesPerSecond'] / b['stream']['messagesPerSecond']:.2f}x | | "
-                         f"{rdma['stream']['cpuMicrosPerMessage'] / b['stream']['cpuMicrosPerMessage']:.2f}x | | |")
+            lines.append(f"| {short}/{base} | {ours['unary']['meanMicros'] / b['unary']['meanMicros']:.2f}x | "
+                         f"{ours['unary']['p50Micros'] / b['unary']['p50Micros']:.2f}x | "
+                         f"{ours['unary']['p99Micros'] / b['unary']['p99Micros']:.2f}x | | "
+                         f"{ours['unary']['cpuMicrosPerCall'] / b['unary']['cpuMicrosPerCall']:.2f}x | "
+                         f"{ours['stream']['messagesPerSecond'] / b['stream']['messagesPerSecond']:.2f}x | | "
+                         f"{ours['stream']['cpuMicrosPerMessage'] / b['stream']['cpuMicrosPerMessage']:.2f}x | | |")
     for skipped in run.get("skipped", []):
         lines.append(f"\nNot measured: {skipped}")
-    return lines + ["", "soft/base: for latency and CPU lower is better, for messages per second higher.", ""]
+    return lines + ["", f"{short}/base: for latency and CPU lower is better, for messages per second higher.", ""]
 
 
 # Bytes per message the transport may allocate beyond the least of Netty's own transports: the counters are exact,

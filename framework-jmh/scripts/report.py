@@ -19,6 +19,8 @@ from scale_report import (parallel_baselines, plot_pollers, plot_scale, poller_m
                           scale_markdown, scale_targets, setup_rate_markdown, setup_rate_targets)
 
 MIB = 1 << 20
+# The RDMA VM's devices (bin/bench runs bench-vm.sh on each): files raw/*-DEV.json are theirs.
+VM_DEVICES = ("rxe0", "siw0")
 
 
 def jmh_rows(path, suite):
@@ -126,7 +128,9 @@ def targets(rows):
     ratio("soft 64 KiB READ throughput (window 16) vs Java NIO stream (the demo's comparison)", 1.0, soft_bw,
           find(rows, "host", "java-nio", "nioStream", size=65536), False)
     for dev in sorted({r["suite"] for r in rows if r["suite"] != "host"}):
-        for size in (8, 4096, 65536):
+        # The sizes this run measured on the device (quick: 8 B only); a size whose run failed failed the bench.
+        for size in sorted({int(r["params"]["size"]) for r in rows if r["suite"] == dev
+                            and r["system"] == "perftest" and r["benchmark"] == "ib_read_lat"}):
             for api in ("FUTURE", "CALLBACK"):
                 ratio(f"verbs {dev} {size} B READ latency ({api}) vs ib_read_lat t_avg", 1.10,
                       find(rows, dev, "verbs", "ReadLatencyBenchmark.read", size=size, api=api),
@@ -257,6 +261,8 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgra
     lines += setup_rate_markdown(rates)
     lines += kv_markdown(os.path.join(out_dir, "raw", "kv-host.json"))
     lines += grpc_markdown(load_json(os.path.join(out_dir, "raw", "grpc-host.json")))
+    for dev in VM_DEVICES:
+        lines += grpc_markdown(load_json(os.path.join(out_dir, "raw", f"grpc-{dev}.json")), dev)
     lines += netty_allocation_markdown(load_json(os.path.join(out_dir, "raw", "netty-alloc-host.json")))
     lines += ["## Allocation per operation (AllocationCheck)", "",
               "Exact bytes allocated in steady state by the thread that posts and completes the operations (an "
@@ -318,13 +324,15 @@ def main(out_dir):
     rows += native_rows(raw)
     vm_rates = vm_msgrate(raw, vm_msgrate_rows)
     grpc = load_json(os.path.join(raw, "grpc-host.json"))
+    grpc_vm = {dev: load_json(os.path.join(raw, f"grpc-{dev}.json")) for dev in VM_DEVICES}
     netty_allocation = load_json(os.path.join(raw, "netty-alloc-host.json"))
     goals = (targets(rows) + allocation_targets(checks) + scale_targets(scale) + poller_targets(pollers)
-             + setup_rate_targets(rates) + grpc_targets(grpc) + netty_allocation_targets(netty_allocation))
+             + setup_rate_targets(rates) + grpc_targets(grpc) + netty_allocation_targets(netty_allocation)
+             + [t for dev, run in grpc_vm.items() for t in grpc_targets(run, dev)])
     machine = open(os.path.join(out_dir, "machine.txt")).read()
     json.dump({"machine": machine, "targets": goals, "results": rows, "allocation": checks, "scale": scale,
                "pollers": pollers, "setupRate": rates, "messageRate": msgrate, "vmMessageRate": vm_rates,
-               "grpc": grpc, "nettyAllocation": netty_allocation},
+               "grpc": grpc, "grpcVm": grpc_vm, "nettyAllocation": netty_allocation},
               open(os.path.join(out_dir, "results.json"), "w"), indent=1)
     if rows:
         plot(rows, out_dir)

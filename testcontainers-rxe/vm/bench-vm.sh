@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs inside the RDMA VM (bin/bench): on one device, perftest's ib_read_lat/ib_read_bw, then the verbs provider
 # and plain DiSNI endpoint code under JMH, then the message rate (MessageRate beside perftest's ib_read_bw,
-# ib_write_bw and ib_send_bw), all in this one VM boot. Raw outputs go to OUT (shared read-write).
+# ib_write_bw and ib_send_bw), then gRPC over the Netty transport beside Netty NIO (GrpcBench), all in this one VM
+# boot. Raw outputs go to OUT (shared read-write).
 # Usage: bench-vm.sh BENCHMARKS_JAR NATIVE_DIR DEVICE quick|full OUT
 # Emulated RDMA is slow (~100 us a READ): the ratios mean something, the absolute numbers do not.
 # Every tool run has a deadline: BENCH_RUN_LIMIT seconds (quick 300, full 900; a run takes 20-160 s here).
@@ -10,8 +11,9 @@ JAR=$1; NATIVE=$2; DEV=$3; MODE=$4; OUT=$5
 ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
 # Latency runs warm up longer: under TCG, C2 is still compiling the client's path after 6 s, and its threads then
 # take the vCPU from the measured one (-prof comp reports the compile time that fell into measured iterations).
+# Quick (CI's smoke run) measures READ latency at 8 B only: each size costs two perftest runs and a JVM here.
 if [ "$MODE" = quick ]; then
-  SIZES="8 4096 65536"; WINDOWS="16"; N=2000; JMH=(-f 1 -wi 2 -w 3 -i 3 -r 2); LIMIT=${BENCH_RUN_LIMIT:-300}
+  SIZES="8"; WINDOWS="16"; N=2000; JMH=(-f 1 -wi 2 -w 3 -i 3 -r 2); LIMIT=${BENCH_RUN_LIMIT:-300}
   LAT_JMH=(-f 1 -wi 4 -w 3 -i 3 -r 2); ALLOC_OPS=1000
 else
   SIZES="8 512 4096 65536"; WINDOWS="1 4 16 32"; N=5000; JMH=(-f 1 -wi 2 -w 2 -i 3 -r 2); LIMIT=${BENCH_RUN_LIMIT:-900}
@@ -24,6 +26,8 @@ fi
 # both devices' queues; a READ window is also the outstanding reads, at most 128 on rxe and siw).
 if [ "$MODE" = quick ]; then RATE_SIZES="8"; RATE_WINDOWS="16"; RATE_SECONDS=1
 else RATE_SIZES="8 4096"; RATE_WINDOWS="1 16 64"; RATE_SECONDS=2; fi
+# gRPC (GrpcBench, issue 26): the Netty transport on verbs beside Netty NIO over eth0, SECONDS x ROUNDS taken in turns.
+if [ "$MODE" = quick ]; then GRPC=(1 3); else GRPC=(3 5); fi
 RATE_WARM_UP=3; PERFTEST_SECONDS=4
 csv() { echo "$*" | tr ' ' ','; }
 # iWARP (siw) connects through rdma_cm only (-R); its listener then shows up as a TCP socket.
@@ -129,4 +133,7 @@ java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.war
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$JAR" dev.rdmafutures.jmh.MessageRate READ,WRITE,SEND "$(csv $RATE_SIZES)" "$(csv $RATE_WINDOWS)" 1 \
   "$RATE_SECONDS" "$OUT/msgrate-$DEV.json"
+# gRPC over the Netty transport on verbs beside Netty NIO, both at eth0's address in this boot: the issue's ratios.
+java_run grpc $FLAGS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" dev.rdmafutures.jmh.GrpcBench \
+  verbs,nio "${GRPC[0]}" "${GRPC[1]}" "$OUT/grpc-$DEV.json"
 exit $status

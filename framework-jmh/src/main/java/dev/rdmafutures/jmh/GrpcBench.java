@@ -29,8 +29,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /**
- * gRPC-java over RdmaFutures' Netty transport on {@code soft} beside the same program over Netty's NIO and epoll
- * transports on loopback, written against gRPC's public API (a byte-array marshaller, no protobuf), the shape of
+ * gRPC-java over RdmaFutures' Netty transport on {@code soft} (or on {@code verbs} in the RDMA VM, at the device's
+ * address {@code -Dbench.address}) beside the same program over Netty's NIO and epoll transports at the same address,
+ * written against gRPC's public API (a byte-array marshaller, no protobuf), the shape of
  * gRPC's own benchmarks:
  * <ul>
  *   <li>unary: one 1 KiB request answered by a 1 KiB response, one call at a time: the round trip's mean, median and
@@ -50,11 +51,13 @@ import java.util.function.ToDoubleFunction;
  * quarter of SECONDS. Every call must succeed, or the run fails.
  *
  * <p>Usage: {@code GrpcBench TRANSPORTS SECONDS ROUNDS OUT.json}, TRANSPORTS a comma-separated list of
- * {@code rdma} (soft), {@code nio} and {@code epoll} (skipped, and said so in the output, where Netty's epoll is not
+ * {@code rdma} (soft), {@code verbs}, {@code nio} and {@code epoll} (skipped, and said so in the output, where Netty's epoll is not
  * available).
  */
 public final class GrpcBench {
     static final int SIZE = 1024;
+    /** Where every transport's server listens: loopback, or in the RDMA VM the device's address (rxe has no loopback). */
+    private static final String ADDRESS = System.getProperty("bench.address", "127.0.0.1");
     static final int STREAM_MESSAGES = 10_000;
     /** Room for every unary round-trip time of one measurement: more than loopback round trips allow in SECONDS. */
     private static final int MAX_SAMPLES = 4_000_000;
@@ -110,11 +113,11 @@ public final class GrpcBench {
                     }))
                     .addMethod(STREAM, ServerCalls.asyncServerStreamingCall(GrpcBench::stream))
                     .build();
-            server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            server = NettyServerBuilder.forAddress(new InetSocketAddress(ADDRESS, 0))
                     .channelType(transport.serverChannel)
                     .bossEventLoopGroup(serverGroup).workerEventLoopGroup(serverGroup)
                     .directExecutor().addService(service).build().start();
-            channel = NettyChannelBuilder.forAddress(new InetSocketAddress("127.0.0.1", server.getPort()))
+            channel = NettyChannelBuilder.forAddress(new InetSocketAddress(ADDRESS, server.getPort()))
                     .channelType(transport.clientChannel).eventLoopGroup(clientGroup)
                     .directExecutor().usePlaintext().build();
         }

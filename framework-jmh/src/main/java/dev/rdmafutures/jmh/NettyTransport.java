@@ -20,11 +20,14 @@ import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
- * The Netty transports the Netty benchmarks compare: RdmaFutures' on {@code soft}, Netty's NIO and Netty's epoll; each
- * its server and client channel classes and an event loop group of one thread.
+ * The Netty transports the Netty benchmarks compare: RdmaFutures' on {@code soft} ({@code rdma}) and on {@code verbs}
+ * ({@code verbs}: the device {@code -Dbench.device} names, inside the RDMA VM), Netty's NIO and Netty's epoll; each its
+ * server and client channel classes and an event loop group of one thread.
  */
 enum NettyTransport {
     RDMA("rdma-soft", RdmaServerSocketChannel.class, RdmaSocketChannel.class, () -> new RdmaEventLoopGroup(1)),
+    VERBS("rdma-verbs", RdmaServerSocketChannel.class, RdmaSocketChannel.class, () -> new RdmaEventLoopGroup(1,
+            runtime -> runtime.provider("verbs").providerOption("verbs.device", System.getProperty("bench.device")))),
     NIO("nio", NioServerSocketChannel.class, NioSocketChannel.class,
             () -> new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory())),
     EPOLL("epoll", EpollServerSocketChannel.class, EpollSocketChannel.class,
