@@ -312,6 +312,8 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
             CompletableFuture<RdmaConnection> unanswered = client.connector()
                     .connect(new InetSocketAddress(fixture().deviceAddress(), silent.getLocalPort()))
                     .withTimeout(Duration.ofSeconds(1)).start();
+            // Within a few seconds of its deadline: siw's own MPA timeout (10 s) is not what ends it.
+            assertThat(unanswered).failsWithin(Duration.ofSeconds(6));
             RdmaException e = awaitAnyFailure(unanswered);
             assumeTrue(e.status() != Status.CONNECTION_REFUSED, "refused at once: " + e.getMessage());
             assertThat(e.status()).as(e.getMessage()).isEqualTo(Status.IO_TIMEOUT);

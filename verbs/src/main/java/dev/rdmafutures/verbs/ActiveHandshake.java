@@ -290,10 +290,10 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
                 connection.cmDisconnect();
             }
         }
-        if (step == Step.CONNECTING && !answered && iwarp()) {
-            // iw_cm holds the QP and the id from rdma_connect until the provider's reply (siw: the MPA reply or the
-            // TCP connect's failure, minutes for an unanswered SYN): destroying either now would block this thread in
-            // the kernel until then. The connect fails now; the QP and the id go when the answer comes.
+        if (step == Step.CONNECTING && !answered && iwarp() && error.status() != Status.DEVICE_REMOVED) {
+            // iw_cm holds the QP and the id from rdma_connect until the provider's reply (siw: the MPA reply, or its
+            // timeout): destroying either now would block this thread in the kernel until then. The connect fails
+            // now; the QP and the id go when the answer comes. (A removed device answers nothing more.)
             connection.releaseWhenAnswered();
         } else {
             connection.release();
