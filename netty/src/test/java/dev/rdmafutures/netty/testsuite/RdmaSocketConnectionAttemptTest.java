@@ -81,17 +81,21 @@ public class RdmaSocketConnectionAttemptTest extends SocketConnectionAttemptTest
     @Test
     @Override
     public void testConnectTimeout(TestInfo testInfo) throws Throwable {
-        assumeFalse(answers(UNROUTABLE), "this network answers TCP connects to " + UNROUTABLE + " (an intercepting "
-                + "proxy), so no connect to it waits for its deadline");
+        assumeUnroutableUnanswered("waits for its deadline");
         super.testConnectTimeout(testInfo);
     }
 
     @Test
     @Override
     public void testConnectCancellation(TestInfo testInfo) throws Throwable {
-        assumeFalse(answers(UNROUTABLE), "this network answers TCP connects to " + UNROUTABLE + " (an intercepting "
-                + "proxy), so no connect to it stays pending long enough to cancel");
+        assumeUnroutableUnanswered("stays pending long enough to cancel");
         super.testConnectCancellation(testInfo);
+    }
+
+    /** Aborts a test that needs a connect to {@link #UNROUTABLE} to stay unanswered where the network answers it. */
+    private static void assumeUnroutableUnanswered(String need) {
+        assumeFalse(answers(UNROUTABLE), "this network answers TCP connects to " + UNROUTABLE + " (an intercepting "
+                + "proxy), so no connect to it " + need);
     }
 
     private static boolean answers(InetSocketAddress address) {
