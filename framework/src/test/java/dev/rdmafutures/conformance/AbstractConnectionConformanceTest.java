@@ -300,10 +300,11 @@ public abstract class AbstractConnectionConformanceTest extends ConformanceSuppo
     }
 
     /**
-     * A connect nobody answers fails at its deadline while the transport still tries (iWARP: the kernel holds the
-     * queue pair until its MPA exchange times out), and neither the poller nor the runtime's close waits for it.
-     * The peer is a TCP socket that takes the connection and never says a word: iWARP's MPA request waits for a
-     * reply; IB/RoCE's CM request, whose port no RDMA listener has, is refused at once (nothing to show there).
+     * A connect nobody answers fails at its deadline while the transport still tries, and neither the poller nor the
+     * runtime's close waits for the transport (on iWARP the kernel still holds the connecting queue pair when the
+     * deadline releases it). The peer is a TCP socket that takes the connection and never says a word: iWARP's MPA
+     * request waits for a reply; IB/RoCE's CM request, whose port no RDMA listener has, is refused at once (nothing to
+     * show there).
      */
     @Test
     void aConnectNobodyAnswersFailsAtItsDeadlineAndNeitherThePollerNorTheCloseWaitsForIt() throws Exception {

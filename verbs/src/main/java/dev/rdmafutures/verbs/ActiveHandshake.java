@@ -43,8 +43,6 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
     private final ConnectionEvents connectionEvents;
     private final ConnectEvents events;
     private Step step = Step.RESOLVING_ADDRESS;
-    /** Whether the CM answered the connect (accepted, refused, unreachable): the kernel no longer holds it. */
-    private boolean answered;
     private ConnectionData connectionData;
 
     private ActiveHandshake(VerbsConnection connection, ConnectSpec spec, ConnectionEvents connectionEvents,
@@ -108,9 +106,6 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
 
     @Override
     public void onCmEvent(CmEvent event) throws IOException {
-        if (step == Step.CONNECTING) {
-            answered = true; // every event of a sent connect is the CM's answer to it
-        }
         switch (event.type()) {
             case CmEvent.ADDR_RESOLVED -> onAddressResolved();
             case CmEvent.ROUTE_RESOLVED -> onRouteResolved();
@@ -290,18 +285,7 @@ final class ActiveHandshake implements Handshake, ConnectAttempt, PendingHandle 
                 connection.cmDisconnect();
             }
         }
-        if (step == Step.CONNECTING && !answered && iwarp() && error.status() != Status.DEVICE_REMOVED) {
-            // iw_cm holds the QP and the id from rdma_connect until the provider's reply (siw: the MPA reply, or its
-            // timeout): destroying either now would block this thread in the kernel until then. The connect fails
-            // now; the QP and the id go when the answer comes. (A removed device answers nothing more.)
-            connection.releaseWhenAnswered();
-        } else {
-            connection.release();
-        }
+        connection.release();
         lifecycle.failed(error);
-    }
-
-    private boolean iwarp() {
-        return connection.loop().device().adapterInfo().transport() == AdapterInfo.Transport.IWARP;
     }
 }

@@ -47,8 +47,6 @@ final class VerbsConnection implements ProviderConnection {
     private DisconnectReason disconnectReason;
     private boolean closing;
     private boolean released;
-    /** An iWARP connect failed while the kernel held it: release when the CM answers it (ActiveHandshake#end). */
-    private boolean releaseOnAnswer;
     private PeerRefusals peerRefusals;
 
     /** A connection of {@code id}, whose CM events {@code loop} routes here from now on. */
@@ -170,10 +168,6 @@ final class VerbsConnection implements ProviderConnection {
 
     void onCmEvent(CmEvent event) throws IOException {
         LOG.debug("{}: {}", this, event);
-        if (releaseOnAnswer) {
-            onAnswerToFailedConnect(event.type());
-            return;
-        }
         switch (event.type()) {
             case CmEvent.ADDR_RESOLVED, CmEvent.ADDR_ERROR, CmEvent.ROUTE_RESOLVED, CmEvent.ROUTE_ERROR,
                  CmEvent.CONNECT_RESPONSE, CmEvent.CONNECT_ERROR, CmEvent.UNREACHABLE, CmEvent.REJECTED,
@@ -194,30 +188,6 @@ final class VerbsConnection implements ProviderConnection {
             case CmEvent.TIMEWAIT_EXIT, CmEvent.ADDR_CHANGE -> { } // informational: the connection is unaffected
             default -> loop.poller().recordError("verbs CM", new IllegalStateException("unexpected " + event
                     + " in " + this)); // multicast events: RC ids never join groups
-        }
-    }
-
-    /**
-     * Keeps the queue pair and the id of a connect that failed while the kernel held it until the CM's answer, which
-     * {@link #onAnswerToFailedConnect} then releases them on; or the loop's close, whose teardown waits for it.
-     */
-    void releaseWhenAnswered() {
-        cancelDeadline();
-        releaseOnAnswer = true;
-    }
-
-    /** Whether this connection's release waits for the CM's answer to a failed connect. */
-    boolean releasesOnAnswer() {
-        return releaseOnAnswer && !released;
-    }
-
-    private void onAnswerToFailedConnect(int type) {
-        switch (type) {
-            // The peer accepted after this side gave up: the CM holds the QP until the disconnect ends.
-            case CmEvent.ESTABLISHED -> cmDisconnect();
-            case CmEvent.REJECTED, CmEvent.UNREACHABLE, CmEvent.CONNECT_ERROR, CmEvent.DISCONNECTED,
-                 CmEvent.DEVICE_REMOVAL -> release();
-            default -> { }
         }
     }
 

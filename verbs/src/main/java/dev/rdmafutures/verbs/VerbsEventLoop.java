@@ -24,18 +24,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One poller's CM event channels (its own and those of the listeners it serves), the device's asynchronous events
  * ({@link DeviceEvents}), the completion channel its CQs report to, and an eventfd for wake-ups, all waited on with
  * one {@code poll(2)}. Its connections share a few CQs ({@link CompletionQueues}), so a duty cycle's cost does not
- * grow with the number of connections. Confined to the poller thread but {@link #wakeup()}; a close that has to wait
- * for the kernel (an iWARP connect it still holds) hands the rest of its teardown to a thread of its own.
+ * grow with the number of connections. Confined to the poller thread but {@link #wakeup()}.
  */
 final class VerbsEventLoop implements EventLoop {
-    private static final Logger LOG = LoggerFactory.getLogger(VerbsEventLoop.class);
     /** In spin modes CM channels and device events are checked every this many polls; a blocking wait always. */
     private static final int EVENT_CHECK_INTERVAL = 64;
     /** CQ events read per call: one per CQ that fired, and a loop has few CQs. */
@@ -374,15 +370,11 @@ final class VerbsEventLoop implements EventLoop {
         }
         closed = true;
         deviceEvents.unsubscribe(this);
-        List<VerbsConnection> awaitingAnswers = new ArrayList<>();
         for (VerbsConnection connection : new ArrayList<>(connectionsById.values())) {
             try {
                 connection.onLoopClosed();
             } catch (RuntimeException e) {
                 poller.recordError("verbs close", e);
-            }
-            if (connection.releasesOnAnswer()) {
-                awaitingAnswers.add(connection);
             }
         }
         connectionsById.clear();
@@ -392,24 +384,6 @@ final class VerbsEventLoop implements EventLoop {
                 VerbsDevice.destroyQuietly(channel.listener.id());
             }
         }
-        if (awaitingAnswers.isEmpty()) {
-            releaseQueuesAndChannels();
-            return;
-        }
-        // iWARP connects the kernel still holds: destroying them blocks until it answers (ActiveHandshake#end), and
-        // the CQs and channels go after them; a thread of its own waits so that the close returns now.
-        LOG.info("{} iWARP connect(s) on {} still wait for the kernel's answer; their queue pairs, ids and this"
-                + " poller's queues are released when it comes", awaitingAnswers.size(), device.adapterInfo().deviceName());
-        Thread teardown = new Thread(() -> {
-            awaitingAnswers.forEach(VerbsConnection::release);
-            releaseQueuesAndChannels();
-        }, "rdmafutures-verbs-teardown");
-        teardown.setDaemon(true);
-        teardown.start();
-    }
-
-    /** The loop's CQs, completion channel, CM channels and wakeup descriptor; after every QP and id is destroyed. */
-    private void releaseQueuesAndChannels() {
         completionQueues.close(); // after every connection destroyed its QP
         try {
             compChannel.destroyCompChannel(); // after the CQs
