@@ -1,6 +1,7 @@
 """The Netty transport's sections of a bin/bench report (issue 26): GrpcBench's raw/grpc-host.json, gRPC-java over the
 Netty transport on soft beside the same program over Netty's NIO and epoll transports (medians of rounds taken in
-turns), and raw/grpc-DEV.json, the same on verbs beside NIO in the RDMA VM (DEV rxe0 or siw0); and NettyAllocationCheck's raw/netty-alloc-host.json, bytes the event loops allocate per echoed message."""
+turns), and raw/grpc-DEV.json, the same on verbs beside NIO in the RDMA VM (DEV rxe0 or siw0); and
+NettyAllocationCheck's raw/netty-alloc-host.json, bytes the event loops allocate per echoed message."""
 import json
 import os
 

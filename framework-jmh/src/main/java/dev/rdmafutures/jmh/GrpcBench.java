@@ -31,8 +31,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * gRPC-java over RdmaFutures' Netty transport on {@code soft} (or on {@code verbs} in the RDMA VM, at the device's
  * address {@code -Dbench.address}) beside the same program over Netty's NIO and epoll transports at the same address,
- * written against gRPC's public API (a byte-array marshaller, no protobuf), the shape of
- * gRPC's own benchmarks:
+ * written against gRPC's public API (a byte-array marshaller, no protobuf), the shape of gRPC's own benchmarks:
  * <ul>
  *   <li>unary: one 1 KiB request answered by a 1 KiB response, one call at a time: the round trip's mean, median and
  *   99th percentile, calls per second;</li>
@@ -51,14 +50,14 @@ import java.util.function.ToDoubleFunction;
  * quarter of SECONDS. Every call must succeed, or the run fails.
  *
  * <p>Usage: {@code GrpcBench TRANSPORTS SECONDS ROUNDS OUT.json}, TRANSPORTS a comma-separated list of
- * {@code rdma} (soft), {@code verbs}, {@code nio} and {@code epoll} (skipped, and said so in the output, where Netty's epoll is not
- * available).
+ * {@code rdma} (soft), {@code verbs}, {@code nio} and {@code epoll} (skipped, and said so in the output, where Netty's
+ * epoll is not available).
  */
 public final class GrpcBench {
     static final int SIZE = 1024;
-    /** Where every transport's server listens: loopback, or in the RDMA VM the device's address (rxe has no loopback). */
-    private static final String ADDRESS = System.getProperty("bench.address", "127.0.0.1");
     static final int STREAM_MESSAGES = 10_000;
+    /** Where every transport's server listens: loopback, or in the RDMA VM the device's address (no loopback on rxe). */
+    private static final String ADDRESS = System.getProperty("bench.address", "127.0.0.1");
     /** Room for every unary round-trip time of one measurement: more than loopback round trips allow in SECONDS. */
     private static final int MAX_SAMPLES = 4_000_000;
     private static final long CALL_DEADLINE_SECONDS = 30;
