@@ -56,7 +56,7 @@ import java.util.function.ToDoubleFunction;
 public final class GrpcBench {
     static final int SIZE = 1024;
     static final int STREAM_MESSAGES = 10_000;
-    /** Where every transport's server listens: loopback, or in the RDMA VM the device's address (no loopback on rxe). */
+    /** Where every server listens: loopback, or in the RDMA VM the device's address (rxe has no loopback). */
     private static final String ADDRESS = System.getProperty("bench.address", "127.0.0.1");
     /** Room for every unary round-trip time of one measurement: more than loopback round trips allow in SECONDS. */
     private static final int MAX_SAMPLES = 4_000_000;
