@@ -23,7 +23,7 @@ public final class RdmaChannelOption {
     public static final ChannelOption<Integer> STREAM_BUFFER_SIZE = ChannelOption.valueOf(RdmaChannelOption.class,
             "STREAM_BUFFER_SIZE");
     /**
-     * Receives kept posted, the credits granted to the peer: 4 at least, default 32, at most the adapter's receive
+     * Receives kept posted, the credits granted to the peer: 4 at least, default 64, at most the adapter's receive
      * depth.
      */
     public static final ChannelOption<Integer> STREAM_RECEIVE_DEPTH = ChannelOption.valueOf(RdmaChannelOption.class,

@@ -35,7 +35,8 @@ class EchoTest {
     @Test
     void echoesMoreBytesThanTheCreditsCover() throws Exception {
         echo(4 * 1024 * 1024, new ServerBootstrap(), new Bootstrap(), (client, child) ->
-                assertThat(((RdmaSocketChannel) client).connection().metrics().receiveSlotsUsed()).isEqualTo(32));
+                assertThat(((RdmaSocketChannel) client).connection().metrics().receiveSlotsUsed())
+                        .isEqualTo(StreamSettings.DEFAULT_RECEIVE_DEPTH));
     }
 
     @Test
