@@ -72,7 +72,6 @@ final class SoftEventLoop implements EventLoop {
     private boolean readBusy;
     /** The last blocking wait collected ready keys, which the next poll dispatches without selecting again. */
     private boolean keysFromWait;
-    /** Dispatches so far: tells a connection read for its key in this dispatch from one read in an earlier one. */
 
     SoftEventLoop(SoftDevice device, PollerContext poller) {
         this.device = device;
@@ -91,7 +90,6 @@ final class SoftEventLoop implements EventLoop {
     PollerContext poller() {
         return poller;
     }
-
 
     /** The direct buffers this poller's sockets write headers, trailers and copies from and parse inbound bytes in. */
     DirectBuffers directBuffers() {

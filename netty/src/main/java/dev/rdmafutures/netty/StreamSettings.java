@@ -10,9 +10,9 @@ record StreamSettings(int bufferSize, int receiveDepth, int sendDepth) {
     static final int DEFAULT_BUFFER_SIZE = 16 * 1024;
     /**
      * Credits count messages, not bytes, and a flush rarely fills a message: gRPC's streams averaged 9 KiB of the
-     * 16 KiB. At 32, a gRPC server stream spent about 40% of its time waiting for credits, holding the stream well
-     * under gRPC's own 1 MiB window; at 64 (1 MiB of receive buffers per connection) it waited for none
-     * (docs/profiles/2026-11-29-grpc-stream-credits.md).
+     * 16 KiB. At 32, a gRPC server stream spent a third of its time waiting for credits, held well under gRPC's own
+     * 1 MiB window; at 64 (1 MiB of receive buffers per connection) those waits fell from 943 ms to 229-375 ms of a
+     * 3 s stream (docs/profiles/2026-11-29-grpc-stream-credits.md).
      */
     static final int DEFAULT_RECEIVE_DEPTH = 64;
     static final int DEFAULT_SEND_DEPTH = 16;

@@ -78,8 +78,8 @@ class EchoTest {
         Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
                 .handler(new ChannelInboundHandlerAdapter())
                 .connect(server.localAddress()).sync().channel();
-        // The server reads nothing, so 1 MiB cannot pass the server's 32 x 16 KiB of credits...
-        io.netty.channel.ChannelFuture written = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[1 << 20]));
+        // The server reads nothing, so 4 MiB cannot pass the credits of its receives (64 x 16 KiB by default)...
+        io.netty.channel.ChannelFuture written = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[4 << 20]));
         assertThat(written.await(500, TimeUnit.MILLISECONDS)).isFalse();
         // ...until it shuts its input down: what waits is dropped and the credits go back.
         ((RdmaSocketChannel) child.get(10, TimeUnit.SECONDS)).shutdownInput().sync();

@@ -29,6 +29,13 @@ class RdmaSocketChannelConfigTest {
     }
 
     @Test
+    void theStreamOptionsDefaultToWhatRdmaChannelOptionDocuments() {
+        assertThat(config.getOption(RdmaChannelOption.STREAM_BUFFER_SIZE)).isEqualTo(16 * 1024);
+        assertThat(config.getOption(RdmaChannelOption.STREAM_RECEIVE_DEPTH)).isEqualTo(64);
+        assertThat(config.getOption(RdmaChannelOption.STREAM_SEND_DEPTH)).isEqualTo(16);
+    }
+
+    @Test
     void aStreamOptionOutOfRangeIsRefusedTypedAndChangesNothing() {
         int depth = config.getOption(RdmaChannelOption.STREAM_RECEIVE_DEPTH);
         assertThatThrownBy(() -> config.setOption(RdmaChannelOption.STREAM_RECEIVE_DEPTH, 2))
