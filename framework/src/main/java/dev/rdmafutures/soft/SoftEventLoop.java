@@ -30,10 +30,10 @@ import java.util.function.Consumer;
  * a read. A connection is busy from a read that brought bytes until at least {@value #IDLE_AFTER} reads in a row have
  * found none over at least {@value #QUIET_MICROS} µs; the selector watches the others, so an idle poll costs one epoll
  * call, not a read per connection (which, in a spinning idle strategy, took the core from the threads that had work).
- * With all of them busy the selector is asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes),
- * after a blocking wait that collected no keys, or while a socket's send buffer is full; a poll that selects reads
- * no socket directly (the selection reports the busy ones' bytes too), and the first poll after a wait dispatches
- * the keys the wait collected without selecting again. With more connections, the selector alone finds them. While
+ * With all of them busy the selector is asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes)
+ * or while a socket's send buffer is full; a poll that selects reads no socket directly (the selection reports the
+ * busy ones' bytes too), and the first poll after a blocking wait dispatches the keys the wait collected, if any,
+ * without selecting or reading again. With more connections, the selector alone finds them. While
  * a handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket only the
  * selector watches, every poll asks it: a set-up step then waits for no interval.
  */
@@ -70,8 +70,11 @@ final class SoftEventLoop implements EventLoop {
     private final Consumer<SelectionKey> collector = readyKeys::add;
     /** Whether the last gather found busy connections, which the dispatch reads directly. */
     private boolean readBusy;
-    /** The last blocking wait collected ready keys, which the next poll dispatches without selecting again. */
-    private boolean keysFromWait;
+    /**
+     * A blocking wait ran since the last gather: the next poll dispatches the keys it collected (none after a
+     * wake-up or a timeout) and looks no further, since the wait has just looked at every socket.
+     */
+    private boolean waited;
 
     SoftEventLoop(SoftDevice device, PollerContext poller) {
         this.device = device;
@@ -152,10 +155,11 @@ final class SoftEventLoop implements EventLoop {
     @Override
     public int gather() {
         readBusy = false;
-        if (keysFromWait) {
+        if (waited) {
             // The wait just selected: its keys are the ready sockets, busy ones included, so neither another
-            // selection nor a direct read would find more.
-            keysFromWait = false;
+            // selection nor a direct read would find more. After a wake-up without keys both would find nothing
+            // (an event loop woken for a task of its own paid a selection or a read for it on every wake-up).
+            waited = false;
             pollsSinceSelect = 0;
             return readyKeys.size();
         }
@@ -251,8 +255,7 @@ final class SoftEventLoop implements EventLoop {
             // The action form fills no selected-key set, which would allocate an entry per key.
             readyKeys.clear();
             selector.select(collector, Math.max(1, maxNanos / 1_000_000));
-            keysFromWait = !readyKeys.isEmpty();
-            selectNext = !keysFromWait; // a wake-up without keys: the next poll selects what came since
+            waited = true;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
