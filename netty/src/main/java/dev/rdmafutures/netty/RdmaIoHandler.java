@@ -81,12 +81,14 @@ public final class RdmaIoHandler implements IoHandler {
         // past it would let the next wait sleep through a task. A task queued from here on either sends its own
         // wake-up, or comes before canBlock() below, which then sees it.
         wakeUpPending.set(false);
-        int work = r.poll();
-        if (work == 0 && context.canBlock()) {
+        if (context.canBlock()) {
+            // Wait first and poll once after, as Netty's own loops select: a poll before the wait would look at the
+            // sockets or queues the wait looks at anyway (on soft a read that finds nothing, twice per unary gRPC
+            // call). The wait returns at once when the runtime already has work: operations handed to it, a
+            // deadline due, completions or bytes ready.
             r.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
-            work = r.poll();
         }
-        return work;
+        return r.poll();
     }
 
     /**

@@ -130,6 +130,12 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return stream == null ? 0 : stream.bytesSentInPlace();
     }
 
+    /** The runtime of the loop this channel is registered with; null before its registration. */
+    RdmaRuntime loopRuntime() {
+        RdmaIoHandler handler = ioHandler;
+        return handler == null ? null : handler.runtime();
+    }
+
     /** The allocator of the loop this channel is registered with; null before its registration. */
     RegisteredBufferAllocator loopAllocator() {
         RdmaIoHandler handler = ioHandler;
