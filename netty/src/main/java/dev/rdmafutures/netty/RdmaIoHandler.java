@@ -38,8 +38,11 @@ public final class RdmaIoHandler implements IoHandler {
     private final Consumer<RdmaRuntime.Builder> configuration;
     private final Set<RdmaIoHandle> handles = new LinkedHashSet<>();
     private volatile RdmaRuntime runtime;
-    /** A wake-up was sent and the loop has not waited since: further ones would only cost system calls. */
-    private final AtomicBoolean wakeUpPending = new AtomicBoolean();
+    /**
+     * The loop waits, or is about to: the first task from another thread wakes it and clears this, so that later
+     * ones, and every task while the loop is awake (it looks at its queue before it waits), cost no system call.
+     */
+    private final AtomicBoolean waiting = new AtomicBoolean();
     /** The default allocator of this loop's channels, over memory its runtime registered. */
     private volatile RegisteredBufferAllocator allocator;
     /** The liveness probes' bytes: the target peers READ, then this loop's sink; see {@link #probeTarget()}. */
@@ -77,29 +80,32 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public int run(IoHandlerContext context) {
         RdmaRuntime r = runtime;
-        // Before anything selects: a selection that is not a wait consumes a pending wake-up, so a flag left set
-        // past it would let the next wait sleep through a task. A task queued from here on either sends its own
-        // wake-up, or comes before canBlock() below, which then sees it.
-        wakeUpPending.set(false);
         if (context.canBlock()) {
-            // Wait first and poll once after, as Netty's own loops select: a poll before the wait would look at the
-            // sockets or queues the wait looks at anyway (on soft a read that finds nothing, twice per unary gRPC
-            // call). The wait returns at once when the runtime already has work: operations handed to it, a
-            // deadline due, completions or bytes ready.
-            r.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
+            // Published before the tasks are looked at again: a task queued before this is seen by canBlock() below,
+            // and one queued after it finds the flag set and wakes the wait.
+            waiting.set(true);
+            if (context.canBlock()) {
+                // Wait first and poll once after, as Netty's own loops select: a poll before the wait would look
+                // at the sockets or queues the wait looks at anyway (on soft a read that finds nothing, twice per
+                // unary gRPC call). The wait returns at once when the runtime already has work: operations handed
+                // to it, a deadline due, completions or bytes ready.
+                r.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            waiting.set(false);
         }
         return r.poll();
     }
 
     /**
-     * {@inheritDoc} Only for another thread, and once per turn of {@link #run}: Netty asks on every task it queues, also from the loop
-     * itself, and each wake-up costs the waker a write and the loop a read and a selection of its own.
+     * {@inheritDoc} Only for another thread, and only once while the loop waits or is about to, as Netty's NIO loop
+     * does: Netty asks on every task it queues, also from the loop itself, and each wake-up costs the waker a write
+     * and the loop a read, besides a turn of its own when the loop was not waiting.
      */
     @Override
     public void wakeup() {
         RdmaRuntime r = runtime;
         if (r != null // before initialize() the loop has not blocked yet
-                && !executor.isExecutorThread(Thread.currentThread()) && wakeUpPending.compareAndSet(false, true)) {
+                && !executor.isExecutorThread(Thread.currentThread()) && waiting.getAndSet(false)) {
             r.wakeUp();
         }
     }
