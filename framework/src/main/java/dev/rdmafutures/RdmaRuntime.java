@@ -167,9 +167,10 @@ public final class RdmaRuntime implements AutoCloseable {
     /**
      * Blocks the owner of an application-driven runtime until there is something to {@link #poll()}: its event source
      * has events or completions ready, another thread handed it an operation, {@link #wakeUp()} was called, or
-     * {@code timeout} passed; never past the runtime's own next deadline (a connect or disconnect timeout), so a loop
-     * of {@code poll()} and {@code awaitWork} misses nothing. This is how an event loop that owns a runtime (Netty's
-     * {@code IoHandler}) sleeps without spinning.
+     * {@code timeout} passed; never past the runtime's own next deadline (a connect or disconnect timeout). It returns
+     * at once when a poll would find work already: operations the owner posted since its last poll, a deadline due,
+     * events or completions ready. So a loop may wait first and poll after, as Netty's {@code IoHandler} does (a poll
+     * before each wait would only look where the wait looks), or poll first and wait when a poll found nothing.
      *
      * @throws IllegalStateException if the runtime has poller threads, or the caller is not the owner
      */

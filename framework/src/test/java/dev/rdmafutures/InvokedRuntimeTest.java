@@ -3,6 +3,7 @@ package dev.rdmafutures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rdmafutures.conformance.ManualTicker;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -245,6 +246,46 @@ class InvokedRuntimeTest {
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("poller threads");
         } finally {
             other.shutdownNow();
+        }
+    }
+
+    @Test
+    void awaitWorkReturnsAtOnceWhenTheOwnerHandedTheRuntimeAnOperation() throws Exception {
+        // An event loop that waits before it polls (Netty's RdmaIoHandler) relies on this: its own posts since the
+        // last poll are work, though no other thread handed them over and no event will announce them.
+        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        listener.onRequest(r -> r.accept());
+        RdmaConnection c = client.connector().connect(listener.localAddress()).start().get(10, TimeUnit.SECONDS);
+        MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+        while (client.poll() > 0) {
+            // settle: nothing left from the connect
+        }
+        c.receive(local.slice(0, 64)); // queued on the owner's own queue, for the next poll
+        long start = System.nanoTime();
+        client.awaitWork(30, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        assertThat(client.poll()).isPositive();
+    }
+
+    @Test
+    void awaitWorkReturnsAtOnceWhenADeadlineIsDue() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        try (RdmaRuntime timed = RdmaRuntime.builder().pollerThreads(0).ticker(ticker).build();
+             ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<RdmaConnection> f = timed.connector()
+                    .connect(new InetSocketAddress(silent.getInetAddress(), silent.getLocalPort()))
+                    .withTimeout(Duration.ofMillis(300)).start();
+            while (timed.poll() > 0) {
+                // the connect's commands run; the silent peer answers nothing
+            }
+            ticker.advance(Duration.ofSeconds(1));
+            long start = System.nanoTime();
+            timed.awaitWork(30, TimeUnit.SECONDS);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            timed.poll();
+            assertThat(f).isCompletedExceptionally();
+            assertThatThrownBy(f::join).hasCauseInstanceOf(RdmaException.class)
+                    .extracting(e -> ((RdmaException) e.getCause()).status()).isEqualTo(Status.IO_TIMEOUT);
         }
     }
 

@@ -29,7 +29,11 @@ public interface EventLoop {
      */
     int flush();
 
-    /** Blocks until something is ready, {@link #wakeup()} is called, or {@code maxNanos} pass. */
+    /**
+     * Blocks until something is ready, {@link #wakeup()} is called, or {@code maxNanos} pass; returns at once when
+     * the next {@link #gather()} would find something without waiting (completions or bytes already there, also ones
+     * a budget left behind), since the poller may wait before it gathers.
+     */
     void await(long maxNanos);
 
     /** Makes a blocked or the next {@link #await} return at once. Thread-safe. */
