@@ -157,8 +157,8 @@ final class SoftEventLoop implements EventLoop {
         readBusy = false;
         if (waited) {
             // The wait just selected: its keys are the ready sockets, busy ones included, so neither another
-            // selection nor a direct read would find more. After a wake-up without keys both would find nothing
-            // (an event loop woken for a task of its own paid a selection or a read for it on every wake-up).
+            // selection nor a direct read would find more. A wake-up without keys brought a command, which this
+            // cycle's command phase runs; bytes that came since are found by the next look or wait.
             waited = false;
             pollsSinceSelect = 0;
             return readyKeys.size();

@@ -24,10 +24,10 @@ import java.util.function.Consumer;
 
 /**
  * Netty 4.2's {@link IoHandler} for RDMA: each event loop owns one application-driven {@link RdmaRuntime}
- * ({@code pollerThreads(0)}), built on the loop's thread, and every {@link #run} is one of its duty cycles. So the
- * runtime's completions, connection events and the channels' pipelines all run on that one thread, with no hand-off
- * per message; an idle loop blocks in {@link RdmaRuntime#awaitWork} until the provider has work, a task arrives
- * ({@link #wakeup()}), or Netty's next scheduled task is due.
+ * ({@code pollerThreads(0)}), built on the loop's thread, and every {@link #run} is one of its duty cycles, after a
+ * wait when the loop has no task. So the runtime's completions, connection events and the channels' pipelines all run
+ * on that one thread, with no hand-off per message; the wait, in {@link RdmaRuntime#awaitWork}, lasts until the
+ * provider has work, a task arrives ({@link #wakeup()}), or Netty's next scheduled task is due.
  *
  * <p>Usually reached through {@link RdmaEventLoopGroup}; {@link #newFactory(Consumer)} serves a
  * {@code MultiThreadIoEventLoopGroup} of one's own.
@@ -84,22 +84,24 @@ public final class RdmaIoHandler implements IoHandler {
             // Published before the tasks are looked at again: a task queued before this is seen by canBlock() below,
             // and one queued after it finds the flag set and wakes the wait.
             waiting.set(true);
-            if (context.canBlock()) {
-                // Wait first and poll once after, as Netty's own loops select: a poll before the wait would look
-                // at the sockets or queues the wait looks at anyway (on soft a read that finds nothing, twice per
-                // unary gRPC call). The wait returns at once when the runtime already has work: operations handed
-                // to it, a deadline due, completions or bytes ready.
-                r.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
+            try {
+                if (context.canBlock()) {
+                    // Wait first and poll once after, as Netty's own loops select: a poll before the wait would look
+                    // at the sockets or queues the wait looks at anyway. The wait returns at once when the runtime
+                    // already has work: operations handed to it, a deadline due, completions or bytes ready.
+                    r.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+            } finally {
+                waiting.lazySet(false); // awake: a waker that still sees the flag only costs one spare turn
             }
-            waiting.set(false);
         }
         return r.poll();
     }
 
     /**
-     * {@inheritDoc} Only for another thread, and only once while the loop waits or is about to, as Netty's NIO loop
-     * does: Netty asks on every task it queues, also from the loop itself, and each wake-up costs the waker a write
-     * and the loop a read, besides a turn of its own when the loop was not waiting.
+     * {@inheritDoc} Only for another thread, and only once while the loop waits or is about to (the protocol of
+     * Netty's epoll and io_uring loops): Netty asks on every task it queues, also from the loop itself, and each
+     * wake-up costs the waker a write and the loop a read, besides a turn of its own when the loop was not waiting.
      */
     @Override
     public void wakeup() {

@@ -130,7 +130,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return stream == null ? 0 : stream.bytesSentInPlace();
     }
 
-    /** The runtime of the loop this channel is registered with; null before its registration. */
+    /**
+     * The runtime of the loop this channel is registered with (null before its registration); for tests, which read
+     * its metrics on the loop's thread.
+     */
     RdmaRuntime loopRuntime() {
         RdmaIoHandler handler = ioHandler;
         return handler == null ? null : handler.runtime();
