@@ -148,9 +148,7 @@ class InvokedRuntimeTest {
 
     @Test
     void aBoundedWaitOnTheOwnerLastsItsBoundNotTwice() throws Exception {
-        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        listener.onRequest(r -> r.accept());
-        RdmaConnection c = client.connector().connect(listener.localAddress()).start().get(10, TimeUnit.SECONDS);
+        RdmaConnection c = connectToAcceptingServer();
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
         CompletableFuture<Completion> receive = c.receive(local.slice(0, 64)); // the server never sends
         long bound = TimeUnit.MILLISECONDS.toNanos(500);
@@ -253,9 +251,7 @@ class InvokedRuntimeTest {
     void awaitWorkReturnsAtOnceWhenTheOwnerHandedTheRuntimeAnOperation() throws Exception {
         // An event loop that waits before it polls (Netty's RdmaIoHandler) relies on this: its own posts since the
         // last poll are work, though no other thread handed them over and no event will announce them.
-        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        listener.onRequest(r -> r.accept());
-        RdmaConnection c = client.connector().connect(listener.localAddress()).start().get(10, TimeUnit.SECONDS);
+        RdmaConnection c = connectToAcceptingServer();
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
         while (client.poll() > 0) {
             // settle: nothing left from the connect
@@ -302,5 +298,12 @@ class InvokedRuntimeTest {
         }
         assertThat(connect).isCompletedWithValueMatching(RdmaConnection::isConnected);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    }
+
+    /** The client connected to a server that accepts every request; the owner's get() drives the client. */
+    private RdmaConnection connectToAcceptingServer() throws Exception {
+        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        listener.onRequest(r -> r.accept());
+        return client.connector().connect(listener.localAddress()).start().get(10, TimeUnit.SECONDS);
     }
 }
