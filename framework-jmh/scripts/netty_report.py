@@ -19,7 +19,7 @@ def grpc_side(where):
     return ("rdma-soft", "soft") if where == "host" else ("rdma-verbs", f"verbs {where}")
 
 
-def paired_ratios(ours, base, key, field):
+def paired_ratios(ours, base, key):
     """Each round's ratio of our figure to the baseline's, both measured in that round one after the other: the host's
     slow and fast phases, which move a median of rounds, move both sides of one round less. None when the rounds do
     not pair up."""
@@ -62,7 +62,7 @@ def grpc_targets(run, where="host"):
             value = ours[key][field] / nio[key][field]
             out.append({"target": name, "goal": goal_text, "ratio": round(value, 3), "met": value <= goal if le
                         else value >= goal, "measured": f"{ours[key][field]:.1f} vs {nio[key][field]:.1f} {unit}"
-                                    + paired_text(paired_ratios(ours, nio, key, field))})
+                                    + paired_text(paired_ratios(ours, nio, key))})
         else:
             out.append({"target": name, "goal": goal_text, "ratio": None, "met": False,
                         "measured": "no result: " + " and ".join(n for n, x in ((ours_name, ours), ("nio", nio))
@@ -109,8 +109,8 @@ def grpc_markdown(run, where="host"):
                          f"{ours['unary']['cpuMicrosPerCall'] / b['unary']['cpuMicrosPerCall']:.2f}x | "
                          f"{ours['stream']['messagesPerSecond'] / b['stream']['messagesPerSecond']:.2f}x | | "
                          f"{ours['stream']['cpuMicrosPerMessage'] / b['stream']['cpuMicrosPerMessage']:.2f}x | "
-                         f"{rounds_text(paired_ratios(ours, b, 'unary', 'meanMicros'))} | "
-                         f"{rounds_text(paired_ratios(ours, b, 'stream', 'messagesPerSecond'))} |")
+                         f"{rounds_text(paired_ratios(ours, b, 'unary'))} | "
+                         f"{rounds_text(paired_ratios(ours, b, 'stream'))} |")
     for skipped in run.get("skipped", []):
         lines.append(f"\nNot measured: {skipped}")
     return lines + ["", f"{short}/base: for latency and CPU lower is better, for messages per second higher; the last two "
