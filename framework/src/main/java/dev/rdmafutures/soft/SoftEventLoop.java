@@ -32,8 +32,9 @@ import java.util.function.Consumer;
  * call, not a read per connection (which, in a spinning idle strategy, took the core from the threads that had work).
  * With all of them busy the selector is asked only every {@value #SELECT_INTERVAL} polls (accepts, connects, closes)
  * or while a socket's send buffer is full; a poll that selects reads no socket directly (the selection reports the
- * busy ones' bytes too), and the first poll after a blocking wait dispatches the keys the wait collected, if any,
- * without selecting or reading again. With more connections, the selector alone finds them. While
+ * busy ones' bytes too), the first poll after a blocking wait dispatches the keys the wait collected, if any,
+ * without selecting or reading again, and the poll after that one looks at no socket either (the next look or wait
+ * finds what came since). With more connections, the selector alone finds them. While
  * a handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket only the
  * selector watches, every poll asks it: a set-up step then waits for no interval.
  */
@@ -75,6 +76,14 @@ final class SoftEventLoop implements EventLoop {
      * wake-up or a timeout) and looks no further, since the wait has just looked at every socket.
      */
     private boolean waited;
+    /**
+     * The last gather dispatched a blocking wait's keys: this one looks at no socket. The wait looked at all of them a
+     * moment ago and the poll after it read what they held; bytes that came since are found by the next look, or by
+     * the next wait, whose selection returns at once for them. Without this, a loop that sends in the poll after the
+     * wait's (a Netty task's write) read its busy sockets in vain right after its {@code writev}: one empty read per
+     * side and unary call.
+     */
+    private boolean lookedAtWait;
 
     SoftEventLoop(SoftDevice device, PollerContext poller) {
         this.device = device;
@@ -147,7 +156,8 @@ final class SoftEventLoop implements EventLoop {
     }
 
     /**
-     * {@inheritDoc} Here: the keys the last blocking wait collected; or the keys a selection reports (every poll
+     * {@inheritDoc} Here: the keys the last blocking wait collected; nothing in the poll right after that one; or the
+     * keys a selection reports (every poll
      * while a handshake waits for its peer, a busy connection's socket has no room, or any connection is idle;
      * otherwise every {@value #SELECT_INTERVAL}th poll); or else the busy connections, which the dispatch reads
      * directly.
@@ -160,11 +170,13 @@ final class SoftEventLoop implements EventLoop {
             // selection nor a direct read would find more. A wake-up without keys brought a command, which this
             // cycle's command phase runs; bytes that came since are found by the next look or wait.
             waited = false;
+            lookedAtWait = true;
             pollsSinceSelect = 0;
             return readyKeys.size();
         }
         readyKeys.clear();
-        if (closed) {
+        if (closed || lookedAtWait) {
+            lookedAtWait = false;
             return 0;
         }
         int busy = 0;
