@@ -9,7 +9,10 @@ public interface SharedReceiveCallback {
     /** A Send of {@code bytes} from {@code connection}'s peer filled the receive. */
     void received(long context, RdmaConnection connection, int bytes);
 
-    /** The receive failed; {@link Status#CANCELED} when the queue was closed with it posted. */
+    /**
+     * The receive failed; {@link Status#CANCELED} when the queue was closed with it posted, or when the connection that
+     * took a Send into it ended, or was never established, before reporting it.
+     */
     void failed(long context, RdmaException error);
 
     /**

@@ -10,7 +10,12 @@ import java.util.concurrent.CompletableFuture;
  * <p>Receives hold a slot from their post until their outcome is reported; a post beyond {@link #depth()} fails at
  * once with {@link Status#INSUFFICIENT_RESOURCES}, one with more than {@link #maxSge()} segments with
  * {@link Status#INVALID_PARAMETER}, nothing posted. A Send that finds the queue empty behaves as the provider
- * documents for an empty receive queue ({@link AdapterInfo#sendWaitsForPeerReceive()}). Thread-safe.
+ * documents for an empty receive queue ({@link AdapterInfo#sendWaitsForPeerReceive()}).
+ *
+ * <p>A receive is reported on an established connection only: one that a connection took while it was being set up
+ * (a verbs QP receives before this side reports it established, as a deferred connect's does before
+ * {@code complete()}) is reported once the connection is established, and fails with {@link Status#CANCELED} when it
+ * never is, as it does when its connection ends before its arrival is reported. Thread-safe.
  */
 public interface SharedReceiveQueue extends AutoCloseable {
     /** How many receives may be outstanding at once. */

@@ -32,6 +32,17 @@ final class RequestOutcomes {
     private RdmaException failedBy;
     /** Whether a request of this QP failed other than flushed: a cause this side saw, whoever made it. */
     private boolean failedUnflushed;
+    /**
+     * Shared receives the QP took before its connection was established, oldest first. A verbs QP receives from RTR
+     * on (an iWARP connect's once the kernel's CM has the peer's reply, an accept's from {@code rdma_accept}), before
+     * this side reports the connection; soft takes none then. They are reported once it is established, so a caller
+     * never hears of a connection it was not handed, or fail when it never is. Null until one is held.
+     */
+    private ArrayDeque<HeldReceive> heldUntilEstablished;
+
+    /** A shared receive's outcome, held until its connection is established. */
+    private record HeldReceive(WorkRequest request, int status, int vendorError, int bytes, int flags, int token) {
+    }
 
     RequestOutcomes(VerbsConnection connection, VerbsSharedReceiveQueue sharedQueue,
                     ConnectionEvents connectionEvents, VerbsDevice device, VerbsWindows windows, int initiatorDepth) {
@@ -108,6 +119,46 @@ final class RequestOutcomes {
             failedUnflushed |= isUnflushedFailure(status);
             return; // the shared receive queue was closed and failed it already
         }
+        if (sharedQueue != null && connection.isEstablishing()) {
+            if (heldUntilEstablished == null) {
+                heldUntilEstablished = new ArrayDeque<>(2);
+            }
+            heldUntilEstablished.add(new HeldReceive(request, status, vendorError, bytes, flags, token));
+            return;
+        }
+        report(request, status, vendorError, bytes, flags, token);
+    }
+
+    /** The connection is established: the shared receives taken before it are reported on it, oldest first. */
+    void reportHeldReceives() {
+        HeldReceive held;
+        while (heldUntilEstablished != null && (held = heldUntilEstablished.poll()) != null) {
+            report(held.request(), held.status(), held.vendorError(), held.bytes(), held.flags(), held.token());
+        }
+    }
+
+    /**
+     * The QP was released: the shared receives it took and no connection reported fail, naming none. Those held while
+     * the connection was being established (it never was), and {@code slot}'s (or none: -1), which the CQ's drain
+     * after the QP's destruction brought; a shared queue's receive has no other way back to its caller.
+     */
+    void failUnreported(int slot) {
+        if (slot >= 0) {
+            WorkRequest request = sharedQueue.take(slot);
+            if (request != null) {
+                request.completion().failed(new RdmaException(Status.CANCELED, "a message from "
+                        + connection.remoteAddress() + " arrived in this receive as its connection ended"));
+            }
+        }
+        HeldReceive held;
+        while (heldUntilEstablished != null && (held = heldUntilEstablished.poll()) != null) {
+            held.request().completion().failed(new RdmaException(Status.CANCELED, "a message from "
+                    + connection.remoteAddress() + " arrived in this receive while the connection was being"
+                    + " established, and it never was"));
+        }
+    }
+
+    private void report(WorkRequest request, int status, int vendorError, int bytes, int flags, int token) {
         if (sharedQueue != null) {
             request.completion().arrivedOn(connectionEvents); // taken: the core counts it posted no more
         }

@@ -83,6 +83,11 @@ final class VerbsConnection implements ProviderConnection {
         return lifecycle.isEstablished();
     }
 
+    /** Whether the handshake is under way: connecting, accepting, or accepted and waiting for its completion. */
+    boolean isEstablishing() {
+        return lifecycle.isEstablishing();
+    }
+
     /** The queue pair, or null before the handshake created it. */
     VerbsQueuePair queuePair() {
         return queuePair;
@@ -202,6 +207,7 @@ final class VerbsConnection implements ProviderConnection {
             loop.poller().recordError("verbs addresses", e);
         }
         lifecycle.established(this, data);
+        queuePair.outcomes().reportHeldReceives();
     }
 
     // --- data path ---------------------------------------------------------------------------------------------

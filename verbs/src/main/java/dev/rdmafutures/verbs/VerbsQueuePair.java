@@ -348,13 +348,17 @@ final class VerbsQueuePair implements PendingPosts {
 
     /**
      * One completion of this QP, at {@code at} in {@code queue}'s batch; its fields are read before any callback
-     * runs, which may drain the CQ again. Dropped once the QP is released: its requests were settled then.
+     * runs, which may drain the CQ again. Once the QP is released its requests were settled, but for the shared
+     * receives it took since the last drain before its destruction: those fail here.
      */
     void onCompletion(CompletionQueue queue, int at) {
+        long wrId = queue.wrId(at);
         if (released) {
+            if (sharedQueue != null && (wrId & RECEIVE_ID) != 0) {
+                outcomes.failUnreported((int) wrId);
+            }
             return;
         }
-        long wrId = queue.wrId(at);
         int status = queue.status(at);
         int vendorError = queue.vendorError(at);
         if ((wrId & RECEIVE_ID) != 0) {
@@ -393,7 +397,8 @@ final class VerbsQueuePair implements PendingPosts {
 
     /**
      * Destroys the QP, then the id ({@code destroyId}), then gives back its entries in the CQ, whose completions of
-     * this QP are dropped from now on, so {@link #failOutstanding()} comes first. Once.
+     * this QP are dropped from now on (the shared receives among them fail), so {@link #failOutstanding()} comes
+     * first. Once.
      */
     void release(Runnable destroyId) {
         released = true;
@@ -415,5 +420,6 @@ final class VerbsQueuePair implements PendingPosts {
         destroyId.run();
         // After its QP: a device may leave the QP's flushed completions in the CQ, which go before its number.
         completionQueues.release(this, number, completionQueue, completionEntries, sharedQueue);
+        outcomes.failUnreported(-1); // held for a connection that was never established
     }
 }
