@@ -119,12 +119,16 @@ final class RequestOutcomes {
             failedUnflushed |= isUnflushedFailure(status);
             return; // the shared receive queue was closed and failed it already
         }
-        if (sharedQueue != null && connection.isEstablishing()) {
-            if (heldUntilEstablished == null) {
-                heldUntilEstablished = new ArrayDeque<>(2);
+        if (sharedQueue != null) {
+            request.completion().arrivedOn(connectionEvents); // taken: the core counts it posted no more
+            if (connection.isEstablishing()) {
+                failedUnflushed |= isUnflushedFailure(status); // what a peer is blamed for depends on it
+                if (heldUntilEstablished == null) {
+                    heldUntilEstablished = new ArrayDeque<>(2);
+                }
+                heldUntilEstablished.add(new HeldReceive(request, status, vendorError, bytes, flags, token));
+                return;
             }
-            heldUntilEstablished.add(new HeldReceive(request, status, vendorError, bytes, flags, token));
-            return;
         }
         report(request, status, vendorError, bytes, flags, token);
     }
@@ -138,30 +142,29 @@ final class RequestOutcomes {
     }
 
     /**
-     * The QP was released: the shared receives it took and no connection reported fail, naming none. Those held while
-     * the connection was being established (it never was), and {@code slot}'s (or none: -1), which the CQ's drain
-     * after the QP's destruction brought; a shared queue's receive has no other way back to its caller.
+     * The QP was released: the shared receives it took and no connection reported fail, naming none, oldest first:
+     * those held while the connection was being established (it never was), then {@code slot}'s (or none: -1), which
+     * the CQ's drain after the QP's destruction brought; a shared queue's receive has no other way back to its caller.
      */
     void failUnreported(int slot) {
-        if (slot >= 0) {
-            WorkRequest request = sharedQueue.take(slot);
-            if (request != null) {
-                request.completion().failed(new RdmaException(Status.CANCELED, "a message from "
-                        + connection.remoteAddress() + " arrived in this receive as its connection ended"));
-            }
-        }
         HeldReceive held;
         while (heldUntilEstablished != null && (held = heldUntilEstablished.poll()) != null) {
-            held.request().completion().failed(new RdmaException(Status.CANCELED, "a message from "
-                    + connection.remoteAddress() + " arrived in this receive while the connection was being"
-                    + " established, and it never was"));
+            held.request().completion().failed(unreported());
+        }
+        WorkRequest request = slot >= 0 ? sharedQueue.take(slot) : null;
+        if (request != null) {
+            request.completion().failed(unreported());
         }
     }
 
+    /** Why a shared receive this QP took is not reported: its connection ended, or was never established. */
+    private RdmaException unreported() {
+        return new RdmaException(Status.CANCELED, "a message from " + connection.remoteAddress() + " arrived in this"
+                + " receive " + (connection.isEstablishing() ? "while the connection was being established, and it"
+                + " never was" : "as its connection ended"));
+    }
+
     private void report(WorkRequest request, int status, int vendorError, int bytes, int flags, int token) {
-        if (sharedQueue != null) {
-            request.completion().arrivedOn(connectionEvents); // taken: the core counts it posted no more
-        }
         if (status != VerbsErrors.WC_SUCCESS) {
             fail(request, status, vendorError, true);
             return;
