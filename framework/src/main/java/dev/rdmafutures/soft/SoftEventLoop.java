@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * without selecting or reading again, and the poll after that one looks at no socket either (the next look or wait
  * finds what came since). With more connections, the selector alone finds them. While
  * a handshake waits for its peer's next message (TCP connect, MPA Request, Reply or RTR), whose socket only the
- * selector watches, every poll asks it: a set-up step then waits for no interval.
+ * selector watches, every poll that looks asks it: a set-up step then waits for no interval.
  */
 final class SoftEventLoop implements EventLoop {
     private static final int DIRECT_READ_LIMIT = 8;
@@ -62,7 +62,7 @@ final class SoftEventLoop implements EventLoop {
     /** Sockets with bytes queued in this duty cycle, written by {@link #flush()}; each listed once. */
     private final ArrayList<MpaTransport> unflushed = new ArrayList<>();
     private int pollsSinceSelect;
-    /** Handshakes waiting for their peer's next message: while there are any, every poll selects. */
+    /** Handshakes waiting for their peer's next message: while there are any, every poll that looks selects. */
     private int awaitingPeer;
     private boolean selectNext;
     private boolean closed;
@@ -77,13 +77,15 @@ final class SoftEventLoop implements EventLoop {
      */
     private boolean waited;
     /**
-     * The last gather dispatched a blocking wait's keys: this one looks at no socket. The wait looked at all of them a
-     * moment ago and the poll after it read what they held; bytes that came since are found by the next look, or by
-     * the next wait, whose selection returns at once for them. Without this, a loop that sends in the poll after the
-     * wait's (a Netty task's write) read its busy sockets in vain right after its {@code writev}: one empty read per
-     * side and unary call.
+     * The last gather dispatched a blocking wait's keys (none after a wake-up or a timeout): this one looks at no
+     * socket, since the wait looked at all of them a moment ago. Bytes that came since are found by the next look, or
+     * by the next wait, whose selection returns at once for them; the poller runs no deadline until then
+     * ({@link #gatherLooked()}). Without this, a loop that sends in the poll after the wait's (a Netty task's write)
+     * read its busy sockets in vain right after its {@code writev}: one empty read per side and unary call.
      */
     private boolean lookedAtWait;
+    /** Whether the last gather looked (selected, read directly, or dispatched a wait's keys). */
+    private boolean looked = true;
 
     SoftEventLoop(SoftDevice device, PollerContext poller) {
         this.device = device;
@@ -145,8 +147,8 @@ final class SoftEventLoop implements EventLoop {
     }
 
     /**
-     * Whether {@code connection}'s handshake waits for its peer's next message; idempotent. Every poll selects while
-     * any does, and stops when it is established, closed, or waits for the application instead.
+     * Whether {@code connection}'s handshake waits for its peer's next message; idempotent. Every poll that looks
+     * selects while any does, and stops when it is established, closed, or waits for the application instead.
      */
     void awaitsPeer(SoftConnection connection, boolean awaits) {
         if (connection.awaitsPeer != awaits) {
@@ -156,27 +158,31 @@ final class SoftEventLoop implements EventLoop {
     }
 
     /**
-     * {@inheritDoc} Here: the keys the last blocking wait collected; nothing in the poll right after that one; or the
-     * keys a selection reports (every poll
-     * while a handshake waits for its peer, a busy connection's socket has no room, or any connection is idle;
-     * otherwise every {@value #SELECT_INTERVAL}th poll); or else the busy connections, which the dispatch reads
-     * directly.
+     * {@inheritDoc} Here: the keys the last blocking wait collected; nothing, without looking, in the poll right
+     * after that one; or the keys a selection reports (every poll while a handshake waits for its peer, a busy
+     * connection's socket has no room, or any connection is idle; otherwise every {@value #SELECT_INTERVAL}th poll);
+     * or else the busy connections, which the dispatch reads directly.
      */
     @Override
     public int gather() {
         readBusy = false;
+        looked = true;
         if (waited) {
             // The wait just selected: its keys are the ready sockets, busy ones included, so neither another
             // selection nor a direct read would find more. A wake-up without keys brought a command, which this
-            // cycle's command phase runs; bytes that came since are found by the next look or wait.
+            // cycle's command phase runs; bytes that came since are found by the gather after next, or a wait.
             waited = false;
             lookedAtWait = true;
             pollsSinceSelect = 0;
             return readyKeys.size();
         }
         readyKeys.clear();
-        if (closed || lookedAtWait) {
+        if (lookedAtWait && !closed) {
             lookedAtWait = false;
+            looked = false;
+            return 0;
+        }
+        if (closed) {
             return 0;
         }
         int busy = 0;
@@ -202,6 +208,11 @@ final class SoftEventLoop implements EventLoop {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    @Override
+    public boolean gatherLooked() {
+        return looked;
     }
 
     /**

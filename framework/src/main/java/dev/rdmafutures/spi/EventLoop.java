@@ -8,11 +8,21 @@ public interface EventLoop {
     /**
      * Learns, without blocking and without acting on it, what is ready now, within a budget the loop chooses (a
      * batch of completions per queue, one connection event per channel, the sockets a selection reports); returns
-     * how much (0 when nothing is). The poller then runs the commands other threads handed over so far, and only
+     * how much (0 when nothing is, or when it did not look: {@link #gatherLooked()}). The poller then runs the commands other threads handed over so far, and only
      * then calls {@link #dispatch()}: a command issued before an event was learnt of (a cancel before the peer's
      * reply) is handled before that event, and the loop never calls back into the poller to keep that order.
      */
     int gather();
+
+    /**
+     * Whether the last {@link #gather()} looked at what is ready. A loop may skip the look in a gather that comes a
+     * moment after its last one (soft: the poll right after the one that dispatched a blocking wait's keys); the
+     * poller then runs no deadlines in that duty cycle, so whatever arrived by a deadline is still found before it
+     * fires, and counts the cycle as busy, since it did not learn that nothing is ready.
+     */
+    default boolean gatherLooked() {
+        return true;
+    }
 
     /**
      * Acts on what the last {@link #gather()} reported (events, completions, bytes read), once; returns the work done.

@@ -256,7 +256,8 @@ public final class Poller implements PollerContext {
      *       an event was learnt of (a cancel before the peer's reply) goes first;</li>
      *   <li>the dispatch, then the deadlines that were due when the gather began: whatever had arrived by a deadline
      *       is acted on before it fires, even when the dispatch ran past it (a cold handler, a long callback), since a
-     *       deadline that expires during the dispatch waits for the next cycle's gather;</li>
+     *       deadline that expires during the dispatch waits for the next cycle's gather (and a gather that did not
+     *       look, {@link EventLoop#gatherLooked()}, leaves them to the next one that does);</li>
      *   <li>when any work was done, the commands issued meanwhile: a completion callback on this thread posts its next
      *       operation into the poller's own queue, and it runs here rather than one cycle later;</li>
      *   <li>one flush: what the cycle produced (the peer's responses, callbacks' next posts) leaves together, so a
@@ -270,16 +271,22 @@ public final class Poller implements PollerContext {
             flushLoop();
         }
         long gatheredAt = ticker.read();
+        boolean looked = true;
         try {
             if (loop.gather() > 0) {
                 work += runCommands();
                 work += loop.dispatch();
             }
+            looked = loop.gatherLooked();
         } catch (Throwable t) {
             errors.record("event loop poll", t);
             work++;
         }
-        work += deadlines.runDue(gatheredAt, errors);
+        if (looked) {
+            work += deadlines.runDue(gatheredAt, errors);
+        } else {
+            work++; // nothing learnt, so not idle; the due deadlines wait for the next gather that looks
+        }
         if (work > 0) {
             work += runCommands();
         }

@@ -72,6 +72,23 @@ class PollerDutyCycleTest {
     }
 
     @Test
+    void aGatherThatDidNotLookLeavesDueDeadlinesToTheNextThatDoesAndIsNotIdle() {
+        // soft's poll right after a wait's poll: it skips the look, and bytes that came by the deadline are unread.
+        loop.context.schedule(Duration.ofSeconds(5), () -> steps.add("deadline"));
+        now += Duration.ofSeconds(7).toNanos();
+        loop.ready = 0;
+        loop.looked = false;
+        assertThat(poller.invoke()).as("work of a cycle that did not look").isPositive();
+        assertThat(steps).containsExactly("gather", "flush");
+        steps.clear();
+        loop.ready = 1;
+        loop.looked = true;
+        poller.invoke();
+        assertThat(steps).as("what this gather found goes first").containsExactly("gather", "dispatch", "deadline",
+                "flush");
+    }
+
+    @Test
     void nothingGatheredIsNothingDispatchedAndTheCycleStillFlushesOnce() {
         loop.ready = 0;
         poller.invoke();
@@ -82,6 +99,7 @@ class PollerDutyCycleTest {
     private final class RecordingLoop implements EventLoop {
         PollerContext context;
         int ready;
+        boolean looked = true;
         Runnable duringGather = () -> { };
         Runnable duringDispatch = () -> { };
 
@@ -95,6 +113,11 @@ class PollerDutyCycleTest {
             steps.add("gather");
             duringGather.run();
             return ready;
+        }
+
+        @Override
+        public boolean gatherLooked() {
+            return looked;
         }
 
         @Override
