@@ -4,6 +4,7 @@ turns), and raw/grpc-DEV.json, the same on verbs beside NIO in the RDMA VM (DEV 
 NettyAllocationCheck's raw/netty-alloc-host.json, bytes the event loops allocate per echoed message."""
 import json
 import os
+import statistics
 
 
 def load(path):
@@ -34,9 +35,7 @@ def paired_text(ratios):
     """The per-round ratios' median and range, for a target's "measured" column."""
     if not ratios:
         return ""
-    ratios, n = sorted(ratios), len(ratios)
-    median = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
-    return f"; per round {median:.2f}x median, {ratios[0]:.2f}-{ratios[-1]:.2f}x"
+    return f"; per round {statistics.median(ratios):.2f}x median, {min(ratios):.2f}-{max(ratios):.2f}x"
 
 
 def rounds_text(ratios):

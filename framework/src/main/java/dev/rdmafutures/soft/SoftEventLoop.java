@@ -177,12 +177,12 @@ final class SoftEventLoop implements EventLoop {
             return readyKeys.size();
         }
         readyKeys.clear();
-        if (lookedAtWait && !closed) {
-            lookedAtWait = false;
-            looked = false;
+        if (closed) {
             return 0;
         }
-        if (closed) {
+        if (lookedAtWait) {
+            lookedAtWait = false;
+            looked = false;
             return 0;
         }
         int busy = 0;

@@ -8,9 +8,10 @@ public interface EventLoop {
     /**
      * Learns, without blocking and without acting on it, what is ready now, within a budget the loop chooses (a
      * batch of completions per queue, one connection event per channel, the sockets a selection reports); returns
-     * how much (0 when nothing is, or when it did not look: {@link #gatherLooked()}). The poller then runs the commands other threads handed over so far, and only
-     * then calls {@link #dispatch()}: a command issued before an event was learnt of (a cancel before the peer's
-     * reply) is handled before that event, and the loop never calls back into the poller to keep that order.
+     * how much (0 when nothing is, or when it did not look: {@link #gatherLooked()}). The poller then runs the
+     * commands other threads handed over so far, and only then calls {@link #dispatch()}: a command issued before an
+     * event was learnt of (a cancel before the peer's reply) is handled before that event, and the loop never calls
+     * back into the poller to keep that order.
      */
     int gather();
 
