@@ -128,10 +128,11 @@ final class ByteStream implements CompletionCallback {
     }
 
     /**
-     * Sends what {@code in} holds, coalesced into as few messages as fit; returns false when credits or send buffers
-     * ran out first ({@link Events#writable()} follows when they come back).
+     * Sends what {@code in} holds ({@code ByteBuf}s and {@code FileRegion}s), coalesced into as few messages as fit;
+     * returns false when credits or send buffers ran out first ({@link Events#writable()} follows when they come back).
      *
-     * @throws IOException when a SEND is refused (the connection is ending)
+     * @throws IOException when a SEND is refused (the connection is ending), or a file region cannot be transferred
+     *     (what came before it is sent)
      */
     boolean write(ChannelOutboundBuffer in) throws IOException {
         while (in.current() != null) {
@@ -139,7 +140,18 @@ final class ByteStream implements CompletionCallback {
                 return false;
             }
             int slot = sends.take();
-            post(slot, sends.fill(slot, in), 0);
+            ScatterGatherList segments;
+            try {
+                segments = sends.fill(slot, in);
+            } catch (IOException e) { // a file region failed before any byte was in the slot
+                sendEnded(slot);
+                throw e;
+            }
+            post(slot, segments, 0);
+            IOException failure = sends.takeFailure();
+            if (failure != null) { // a file region failed after the bytes just sent: Netty fails what is left
+                throw failure;
+            }
         }
         return true;
     }

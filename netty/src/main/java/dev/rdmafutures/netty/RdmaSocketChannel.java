@@ -13,6 +13,7 @@ import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
@@ -46,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * writability by the water marks (bytes the peer has no credit for stay in the outbound buffer), half-closure
  * ({@link #shutdownOutput()} sends a FIN after the bytes before it; with {@code ALLOW_HALF_CLOSURE} the peer sees
  * {@link ChannelInputShutdownEvent}, without it the peer's channel closes); a failure of the connection fires
- * {@code exceptionCaught} and closes the channel; the peer's disconnect closes it. {@code FileRegion}s are refused.
+ * {@code exceptionCaught} and closes the channel; the peer's disconnect closes it. A {@link FileRegion} is copied into
+ * the send buffers (no {@code sendfile}: see {@link SendBuffers}); one that cannot be transferred fails its write with
+ * the {@link IOException} of its {@code transferTo}.
  */
 public final class RdmaSocketChannel extends AbstractChannel implements SocketChannel, ByteStream.Events {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaSocketChannel.class);
@@ -268,10 +271,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     @Override
     protected Object filterOutboundMessage(Object msg) {
-        if (msg instanceof ByteBuf) {
+        if (msg instanceof ByteBuf || msg instanceof FileRegion) {
             return msg;
         }
-        throw new UnsupportedOperationException("an RDMA channel writes ByteBufs, not " + msg.getClass().getName());
+        throw new UnsupportedOperationException("an RDMA channel writes ByteBufs and FileRegions, not "
+                + msg.getClass().getName());
     }
 
     @Override

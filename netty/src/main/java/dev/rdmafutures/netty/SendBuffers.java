@@ -6,15 +6,20 @@ import dev.rdmafutures.ScatterGatherList;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.FileRegion;
 import io.netty.util.internal.PlatformDependent;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 
 /**
  * The send side of a {@link ByteStream}: its registered send buffers (slots of the peer's message size) and what each
  * SEND in flight holds. {@link #fill} moves the bytes of Netty's outbound buffer into a slot: small pieces are copied,
  * and a piece of {@value #ZERO_COPY_MIN} bytes or more that lies in memory of the loop's
  * {@link RegisteredBufferAllocator} becomes a segment of the SEND of its own, its buffer held until the SEND ends.
- * Netty completes the write's promise when the bytes are taken from its outbound buffer, before such a SEND has read
+ * A {@link FileRegion} is transferred into the slot ({@link FileRegion#transferTo}): the JDK reads a file for a channel
+ * that is not a socket in pieces of 8 KiB through a buffer of its own, so a file's bytes are copied twice on their way,
+ * where Netty's socket transports hand them to the kernel's {@code sendfile}. Netty completes the write's promise when the bytes are taken from its outbound buffer, before such a SEND has read
  * them: a written buffer is the channel's, and one the application kept must not change. Confined to the stream's
  * event loop.
  */
@@ -36,6 +41,10 @@ final class SendBuffers {
     private final RegisteredBufferAllocator registered;
     /** A slot's bytes, and the piece of a registered write sent from where it lies, if any. */
     private final ScatterGatherList list = new ScatterGatherList(2);
+    /** What {@link FileRegion#transferTo} writes into: the free part of the slot being filled. */
+    private final SlotChannel slotChannel;
+    /** Why the file region after the bytes {@link #fill} returned could not be transferred; see {@link #takeFailure}. */
+    private IOException failure;
     /** Per slot, the write a SEND in flight takes bytes from (retained until it ends), or null. */
     private final ByteBuf[] sentFrom;
     private final int[] free;
@@ -54,6 +63,7 @@ final class SendBuffers {
         this.headers = region.buffer().duplicate();
         this.bytes = Unpooled.wrappedBuffer(region.buffer().duplicate().clear());
         this.address = copyAddress(bytes);
+        this.slotChannel = new SlotChannel(region.buffer().duplicate());
         this.sentFrom = new ByteBuf[depth];
         this.free = new int[depth];
         for (int i = 0; i < depth; i++) {
@@ -85,14 +95,32 @@ final class SendBuffers {
 
     /**
      * Moves as many of {@code in}'s bytes as one message carries into {@code slot}, behind its header, and returns
-     * the message's segments; the bytes taken are removed from {@code in}.
+     * the message's segments; the bytes taken are removed from {@code in}, and a file region once all of it was
+     * transferred.
+     *
+     * @throws IOException when a file region cannot be transferred and nothing is in the slot yet (the caller frees
+     *     it); when bytes are, they are returned and the failure waits in {@link #takeFailure()}
      */
-    ScatterGatherList fill(int slot, ChannelOutboundBuffer in) {
+    ScatterGatherList fill(int slot, ChannelOutboundBuffer in) throws IOException {
         int base = slot * slotSize;
         int position = base + ByteStream.HEADER_BYTES;
         int end = base + slotSize;
         Object message;
         while (position < end && (message = in.current()) != null) {
+            if (message instanceof FileRegion file) {
+                int n;
+                try {
+                    n = transfer(file, in, position, end);
+                } catch (IOException e) {
+                    if (position == base + ByteStream.HEADER_BYTES) {
+                        throw e;
+                    }
+                    failure = e; // what came before the region goes first
+                    break;
+                }
+                position += n;
+                continue;
+            }
             ByteBuf buf = (ByteBuf) message;
             int readable = buf.readableBytes();
             if (readable == 0) {
@@ -120,6 +148,41 @@ final class SendBuffers {
             in.removeBytes(n);
         }
         return list.clear().add(region, base, position - base);
+    }
+
+    /**
+     * Transfers what of {@code file} fits between {@code position} and {@code end}, and removes it from {@code in}
+     * once all of it was transferred (at once when it was already, so that {@code transferTo} is never called past its
+     * count). Returns the bytes now in the slot.
+     *
+     * @throws IOException from {@code transferTo}, or when the region gave no byte while it had some left and the slot
+     *     room: waiting would never end, since nothing but the region itself could change that
+     */
+    private int transfer(FileRegion file, ChannelOutboundBuffer in, int position, int end) throws IOException {
+        if (file.transferred() >= file.count()) {
+            in.remove();
+            return 0;
+        }
+        slotChannel.open(position, end);
+        long reported = file.transferTo(slotChannel, file.transferred());
+        int n = slotChannel.written();
+        if (reported > 0) {
+            in.progress(reported);
+        }
+        if (file.transferred() >= file.count()) {
+            in.remove();
+        } else if (n == 0) {
+            throw new IOException("a FileRegion (" + file.getClass().getName() + ") transferred no byte with "
+                    + (file.count() - file.transferred()) + " of its " + file.count() + " left");
+        }
+        return n;
+    }
+
+    /** The failure {@link #fill} met after the bytes it returned, once; null when there was none. */
+    IOException takeFailure() {
+        IOException f = failure;
+        failure = null;
+        return f;
     }
 
     /** The segments of a message of {@code slot}'s header alone. */
@@ -159,5 +222,45 @@ final class SendBuffers {
             }
         }
         region.close();
+    }
+
+    /** The free part of a slot as a channel to write into; reused for every transfer, on the stream's loop. */
+    private static final class SlotChannel implements WritableByteChannel {
+        private final ByteBuffer view;
+        private int start;
+
+        SlotChannel(ByteBuffer view) {
+            this.view = view;
+        }
+
+        void open(int position, int end) {
+            view.limit(end).position(position);
+            start = position;
+        }
+
+        int written() {
+            return view.position() - start;
+        }
+
+        /** Takes what fits of {@code src}, leaving the rest in it, as a socket with a full send buffer does. */
+        @Override
+        public int write(ByteBuffer src) {
+            int n = Math.min(src.remaining(), view.remaining());
+            int limit = src.limit();
+            src.limit(src.position() + n);
+            view.put(src);
+            src.limit(limit);
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+            // the slot's memory belongs to the send buffers, which release it with their registration
+        }
     }
 }

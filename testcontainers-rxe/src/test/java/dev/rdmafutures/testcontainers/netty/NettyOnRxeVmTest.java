@@ -12,6 +12,7 @@ import dev.rdmafutures.netty.testsuite.RdmaSocketConnectionAttemptTest;
 import dev.rdmafutures.netty.testsuite.RdmaSocketDataReadInitialStateTest;
 import dev.rdmafutures.netty.testsuite.RdmaSocketEchoTest;
 import dev.rdmafutures.netty.testsuite.RdmaSocketExceptionHandlingTest;
+import dev.rdmafutures.netty.testsuite.RdmaSocketFileRegionTest;
 import dev.rdmafutures.netty.testsuite.RdmaSocketFixedLengthEchoTest;
 import dev.rdmafutures.netty.testsuite.RdmaSocketGatheringWriteTest;
 import dev.rdmafutures.netty.testsuite.RdmaSocketHalfClosedTest;
@@ -36,8 +37,8 @@ import org.junit.jupiter.api.Timeout;
  * Netty's transport suite, as the netty module subclasses it, and its gRPC test, on the verbs provider over
  * rxe0, inside one VM boot, at the device's address. Every suite class that runs on {@code soft} in the host build
  * runs here; the ones the host build disables as a whole (reset and forcible close, which need TCP's
- * {@code SO_LINGER}; shutdown by peer or self, whose other end is a plain TCP socket; file regions, which the channel
- * refuses) are left out, and the tests they disable one by one are skipped here too, with the same reasons.
+ * {@code SO_LINGER}; shutdown by peer or self, whose other end is a plain TCP socket) are left out, and the tests
+ * they disable one by one are skipped here too, with the same reasons.
  */
 @InRdmaVm(devices = "rxe", timeoutMinutes = 25) // 9 to 11 minutes in the VM, 5 of them SSL echo's 96 permutations
 // Netty's own per-test timeouts stay; this bounds the rest (the host build's 60 s default, made for a real CPU, is
@@ -129,6 +130,14 @@ class NettyOnRxeVmTest {
 
     @Nested
     class ExceptionHandling extends RdmaSocketExceptionHandlingTest {
+        @Override
+        protected RdmaSocketTestPermutation permutation() {
+            return PERMUTATION;
+        }
+    }
+
+    @Nested
+    class FileRegion extends RdmaSocketFileRegionTest {
         @Override
         protected RdmaSocketTestPermutation permutation() {
             return PERMUTATION;
