@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * <p>An application-driven runtime ({@code pollerThreads(0)}) has no poller thread and one owner thread at a
  * time: the thread that built it, until that thread hands it over with {@link #handOver(Thread)}. Only the owner
  * runs {@link #poll()}; the owner's {@code join()} and {@code get()} on any RdmaFutures future poll every runtime
- * it owns while they wait; other threads may wait on its futures while the owner polls.
+ * it owns while they wait; other threads may wait on its futures while the owner polls. Built with
+ * {@link Builder#invokedPollers(int) invokedPollers(n)}, it has n pollers, each driven by the thread that claims it
+ * ({@link #invokedPoller(int)}).
  *
  * <p>This file is the facade and its validated {@link Builder}, kept together past 450 lines so that the entry point
  * and every default read in one place; each method delegates to {@code internal.RuntimeCore}, which holds the logic.
@@ -154,7 +156,8 @@ public final class RdmaRuntime implements AutoCloseable {
      * Runs one duty cycle on the calling thread, for a runtime built with {@code pollerThreads(0)} (Agrona's
      * AgentInvoker): commands, socket events, deadlines and completions all happen inside this call, on this
      * thread, so a latency-critical client pays no thread hand-off. Only the owner may call it: the thread that
-     * built the runtime, or the one it was handed over to.
+     * built the runtime, or the one it was handed over to. With several invoked pollers, it runs one duty cycle of
+     * the one the calling thread claimed.
      *
      * @return the work done, 0 when idle
      * @throws IllegalStateException if the runtime has poller threads, or the caller is not the owner (the message
@@ -191,15 +194,31 @@ public final class RdmaRuntime implements AutoCloseable {
      * it and whose waits on its futures poll it. Call it on the current owner; from then on the calling thread is
      * refused like any other.
      *
-     * @throws IllegalStateException if the runtime has poller threads, or the caller is not the owner
+     * @throws IllegalStateException if the runtime has poller threads or several invoked pollers (each is claimed
+     *                               instead), or the caller is not the owner
      */
     public void handOver(Thread next) {
         core.handOver(next);
     }
 
-    /** The owner thread of an application-driven runtime; empty when poller threads drive it. */
+    /**
+     * The owner thread of an application-driven runtime (with several pollers, of the first); empty when poller
+     * threads drive it, or no thread has claimed that poller yet.
+     */
     public Optional<Thread> owner() {
         return Optional.ofNullable(core.owner());
+    }
+
+    /**
+     * Poller {@code index} of an application-driven runtime, 0 to {@link Builder#invokedPollers(int)} - 1: its owner
+     * drives it alone ({@link InvokedPoller#poll()}), as each event loop of a group drives its own.
+     *
+     * @throws IllegalStateException when the runtime has poller threads
+     * @throws IllegalArgumentException when {@code index} is out of range
+     */
+    public InvokedPoller invokedPoller(int index) {
+        core.owner(index); // validates before a handle is made
+        return new InvokedPoller(core, index);
     }
 
     /**
@@ -256,6 +275,7 @@ public final class RdmaRuntime implements AutoCloseable {
 
         private String provider = "soft";
         private int pollerThreads = 1;
+        private int invokedPollers = 1;
         private IdleStrategy idleStrategy = IdleStrategy.BACKOFF;
         private Executor completionExecutor;
         private Duration connectTimeout = Duration.ofSeconds(10);
@@ -293,6 +313,26 @@ public final class RdmaRuntime implements AutoCloseable {
                 throw new RdmaException(Status.INVALID_PARAMETER, "pollerThreads must be 0..64: " + count);
             }
             this.pollerThreads = count;
+            return this;
+        }
+
+        /**
+         * With {@code pollerThreads(0)}: how many pollers the application drives, 1..64 (default 1). One is owned by
+         * the thread that calls {@link #build()}. Of several, none is owned at first: each is driven by the thread
+         * that {@linkplain InvokedPoller#claim() claims} it ({@link RdmaRuntime#invokedPoller(int)}), one per
+         * thread, as each event loop of a Netty group drives one. A connect, listen or shared receive queue started
+         * on a thread that owns a poller lives on that poller; from any other thread, on the next one round robin. A
+         * listener deals the connections it accepts to the pollers in turn, as with poller threads. A poller no
+         * thread drives yet runs nothing handed to it, deadlines included.
+         *
+         * @throws RdmaException INVALID_PARAMETER outside 1..64; {@link #build()} refuses more than one with poller
+         *                       threads
+         */
+        public Builder invokedPollers(int count) {
+            if (count < 1 || count > 64) {
+                throw new RdmaException(Status.INVALID_PARAMETER, "invokedPollers must be 1..64: " + count);
+            }
+            this.invokedPollers = count;
             return this;
         }
 
@@ -424,7 +464,11 @@ public final class RdmaRuntime implements AutoCloseable {
          *                       reason) for one that cannot run here
          */
         public RdmaRuntime build() {
-            return new RdmaRuntime(new RuntimeCore(new RuntimeSettings(pollerThreads, idleStrategy,
+            if (invokedPollers > 1 && pollerThreads > 0) {
+                throw new RdmaException(Status.INVALID_PARAMETER, "invokedPollers(" + invokedPollers + ") needs "
+                        + "pollerThreads(0): a runtime has poller threads or pollers the application drives");
+            }
+            return new RdmaRuntime(new RuntimeCore(new RuntimeSettings(pollerThreads, invokedPollers, idleStrategy,
                     completionExecutor, connectTimeout, handshakeTimeout, disconnectTimeout, listenBacklog,
                     threadNamePrefix, livenessTimeout, slowOperationThreshold, ticker, admission, peerFaultPolicy,
                     providerOptions),

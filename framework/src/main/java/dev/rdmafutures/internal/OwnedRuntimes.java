@@ -5,8 +5,9 @@ import java.util.ArrayList;
 /**
  * The application-driven runtimes the calling thread owns, so that whatever future this thread waits on (of its
  * own runtime, or of another one whose progress needs its runtime to run, like a server's accept waiting for this
- * client's request), the wait keeps them all running. Ownership itself is each runtime's {@link RuntimeCore#owner()},
- * set only when the runtime is built and when its owner hands it over; this per-thread list is an index of it,
+ * client's request), the wait keeps them all running. Ownership itself is each poller's owner, set only when the
+ * runtime is built, when its owner hands it over, and when a thread claims one of several; this per-thread list is an
+ * index of it,
  * entered only on the verified owner thread and checked against the owner before each use, so it never decides who
  * owns what. It is the one static of the core, and it is thread-confined.
  */

@@ -40,9 +40,12 @@ import org.slf4j.LoggerFactory;
  * What stands behind {@code RdmaRuntime}: one provider device, its pollers, and the resources (listeners, shared
  * endpoints, regions) to release at close. Its parts see it only as a {@link RuntimeOwner}.
  *
- * <p>An application-driven runtime ({@code pollerThreads(0)}) has exactly one owner thread at a time: the thread
- * that built it, until the owner hands it over with {@link #handOver(Thread)}. Only the owner polls; its waits on
- * the runtime's futures poll too ({@link Driver}); any other thread's poll is refused with the owner's name.
+ * <p>An application-driven runtime ({@code pollerThreads(0)}) with one poller has exactly one owner thread at a time:
+ * the thread that built it, until the owner hands it over with {@link #handOver(Thread)}. With several
+ * ({@code invokedPollers}), each poller has an owner of its own, the thread that {@linkplain #claim(int) claimed} it,
+ * and what such a thread starts lives on its poller ({@link #nextPoller()}). Only an owner polls, and only its own
+ * pollers; its waits on the runtime's futures poll too ({@link Driver}); any other thread's poll is refused with the
+ * owner's name.
  */
 public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
@@ -69,7 +72,10 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private final boolean invoked;
     /** Set once, by the one close() that runs the shutdown; concurrent closes return at once. */
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Whether the current owner has this runtime in its {@link OwnedRuntimes} index; owner thread only. */
+    /**
+     * Whether the current owner has this runtime in its {@link OwnedRuntimes} index; owner thread only. Read by the
+     * one-poller path alone: owners of several pollers are indexed when they claim.
+     */
     private boolean indexedByOwner;
 
     /** Opens {@code provider} and starts the pollers; the calling thread owns an application-driven runtime. */
@@ -87,17 +93,20 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         this.recorder = new RuntimeRecorder(providerName, settings.slowOperationThreshold());
         this.peerFaults = new PeerFaults(settings.peerFaultPolicy(), recorder);
         this.invoked = settings.pollerThreads() == 0;
-        Thread owner = invoked ? Thread.currentThread() : null;
-        for (int i = 0; i < Math.max(1, settings.pollerThreads()); i++) {
+        int count = invoked ? settings.invokedPollers() : settings.pollerThreads();
+        // One invoked poller belongs to the building thread; several wait for the threads that claim them.
+        Thread owner = invoked && count == 1 ? Thread.currentThread() : null;
+        for (int i = 0; i < count; i++) {
             pollers.add(new Poller(settings.threadNamePrefix() + "-" + i, settings.idleStrategy(), settings.ticker(),
-                    errors, peerFaults::fault, device::newEventLoop, owner));
+                    errors, peerFaults::fault, device::newEventLoop, invoked, owner));
         }
         pollers.forEach(Poller::start);
-        if (invoked) {
+        if (owner != null) {
             OwnedRuntimes.enter(this);
         }
-        LOG.info("RdmaFutures runtime started: {}, {} poller(s){}, {} idle strategy", adapterInfo,
-                settings.pollerThreads(), invoked ? " (driven by thread '" + owner.getName() + "')" : "",
+        LOG.info("RdmaFutures runtime started: {}, {} poller(s){}, {} idle strategy", adapterInfo, count,
+                owner != null ? " (driven by thread '" + owner.getName() + "')"
+                        : invoked ? " (each driven by the thread that claims it)" : " on threads of their own",
                 settings.idleStrategy());
     }
 
@@ -254,6 +263,9 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         if (!invoked) {
             throw new IllegalStateException("this runtime has poller threads; poll() is for pollerThreads(0)");
         }
+        if (pollers.size() > 1) {
+            return pollOwned();
+        }
         int work = 0;
         // By index: an iterator per call is garbage in every spin of a wait unless C2 has compiled this away.
         for (int i = 0; i < pollers.size(); i++) {
@@ -266,23 +278,120 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         return work;
     }
 
+    /** One duty cycle of each poller the calling thread owns, of several. */
+    private int pollOwned() {
+        Thread caller = Thread.currentThread();
+        int work = 0;
+        boolean owns = false;
+        for (int i = 0; i < pollers.size(); i++) {
+            Poller p = pollers.get(i);
+            if (p.owner() == caller) {
+                owns = true;
+                work += p.invoke();
+            }
+        }
+        if (!owns) {
+            throw notAnOwner();
+        }
+        return work;
+    }
+
+    private IllegalStateException notAnOwner() {
+        return new IllegalStateException("thread '" + Thread.currentThread().getName() + "' drives none of the "
+                + pollers.size() + " pollers of this runtime; a thread claims one with invokedPoller(i).claim()");
+    }
+
     /**
-     * Blocks the owner of an application-driven runtime until there is work, {@link #wakeUp()}, or {@code maxNanos}.
+     * Blocks the owner of an application-driven runtime until there is work, {@link #wakeUp()}, or {@code maxNanos};
+     * with several pollers, the one the caller owns.
      *
-     * @throws IllegalStateException when the runtime has poller threads, or the caller is not its owner
+     * @throws IllegalStateException when the runtime has poller threads, or the caller owns none of its pollers
      */
     public void awaitWork(long maxNanos) {
         if (!invoked) {
             throw new IllegalStateException("this runtime has poller threads; awaitWork() is for pollerThreads(0)");
         }
-        pollers.get(0).awaitWork(maxNanos); // an application-driven runtime has exactly one poller
+        if (pollers.size() == 1) {
+            pollers.get(0).awaitWork(maxNanos);
+            return;
+        }
+        for (int i = 0; i < pollers.size(); i++) {
+            if (pollers.get(i).owner() == Thread.currentThread()) {
+                pollers.get(i).awaitWork(maxNanos);
+                return;
+            }
+        }
+        throw notAnOwner();
     }
 
-    /** Wakes the owner of an application-driven runtime out of {@link #awaitWork}, or makes its next one return. */
+    /** Wakes the owners of an application-driven runtime out of {@link #awaitWork}, or makes their next one return. */
     public void wakeUp() {
         if (invoked) {
-            pollers.get(0).wakeup();
+            pollers.forEach(Poller::wakeup);
         }
+    }
+
+    /**
+     * Makes the calling thread the owner of invoked poller {@code index}; see {@code InvokedPoller.claim}.
+     *
+     * @throws IllegalStateException when another thread owns it
+     */
+    public void claim(int index) {
+        Poller wanted = invokedPoller(index);
+        Poller owned = ownedPoller();
+        if (owned != null && owned != wanted) {
+            // A thread waits on one poller at a time: work for a second could not wake it.
+            throw new IllegalStateException("thread '" + Thread.currentThread().getName() + "' drives "
+                    + owned.name() + " already; each thread drives one of this runtime's pollers");
+        }
+        wanted.claim();
+        OwnedRuntimes.enter(this); // its waits on this runtime's futures poll what it owns
+    }
+
+    /**
+     * Stops invoked poller {@code index}, on its owner: its connections end and what is pending on it fails, on this
+     * thread, and nothing more is handed to it; the runtime's other pollers go on. Idempotent.
+     *
+     * @throws IllegalStateException when the caller is not the poller's owner
+     */
+    public void closePoller(int index) {
+        Poller p = invokedPoller(index);
+        if (!p.inPollerThread()) {
+            throw new IllegalStateException("only the owner of " + p.name() + " stops it, not thread '"
+                    + Thread.currentThread().getName() + "'");
+        }
+        p.close(closeTimeout);
+    }
+
+    /** One duty cycle of invoked poller {@code index}, on its owner. */
+    public int poll(int index) {
+        return invokedPoller(index).invoke();
+    }
+
+    /** Blocks the owner of invoked poller {@code index}; see {@link #awaitWork(long)}. */
+    public void awaitWork(int index, long maxNanos) {
+        invokedPoller(index).awaitWork(maxNanos);
+    }
+
+    /** Wakes the owner of invoked poller {@code index}, or makes its next wait return. */
+    public void wakeUp(int index) {
+        invokedPoller(index).wakeup();
+    }
+
+    /** The owner of invoked poller {@code index}, or null. */
+    public Thread owner(int index) {
+        return invokedPoller(index).owner();
+    }
+
+    private Poller invokedPoller(int index) {
+        if (!invoked) {
+            throw new IllegalStateException("this runtime has poller threads; only a pollerThreads(0) runtime has "
+                    + "pollers the application drives");
+        }
+        if (index < 0 || index >= pollers.size()) {
+            throw new IllegalArgumentException("invoked poller " + index + " of 0.." + (pollers.size() - 1));
+        }
+        return pollers.get(index);
     }
 
     /**
@@ -296,6 +405,10 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
             throw new IllegalStateException("this runtime has poller threads; only a pollerThreads(0) runtime has an "
                     + "owner to hand over");
         }
+        if (pollers.size() > 1) {
+            throw new IllegalStateException("this runtime's " + pollers.size() + " pollers are each claimed by the "
+                    + "thread that drives it; none is handed over");
+        }
         for (Poller p : pollers) {
             p.handOver(next);
         }
@@ -304,14 +417,25 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         LOG.debug("runtime on {} handed over to thread '{}'", providerName, next.getName());
     }
 
-    /** The owner thread of an application-driven runtime; null when poller threads drive it. */
+    /** The owner thread of an application-driven runtime (of its first poller); null when poller threads drive it. */
     public Thread owner() {
         return invoked ? pollers.get(0).owner() : null;
     }
 
     @Override
     public boolean ownedByCurrentThread() {
-        return pollers.get(0).owner() == Thread.currentThread();
+        return ownedPoller() != null;
+    }
+
+    /** The poller the calling thread owns (the first, should it own several), or null. */
+    private Poller ownedPoller() {
+        Thread caller = Thread.currentThread();
+        for (int i = 0; i < pollers.size(); i++) {
+            if (pollers.get(i).owner() == caller) {
+                return pollers.get(i);
+            }
+        }
+        return null;
     }
 
     @Override
@@ -409,8 +533,18 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
 
     // ------------------------------------------------------------------------------------------- RuntimeOwner
 
+    /**
+     * {@inheritDoc} Of several invoked pollers, the caller's own when it drives one: what its thread starts completes
+     * on it, with no hand-off to another owner's thread.
+     */
     @Override
     public PollerProxy nextPoller() {
+        if (invoked && pollers.size() > 1) {
+            Poller own = ownedPoller();
+            if (own != null) {
+                return own.proxy();
+            }
+        }
         return pollers.get(Math.floorMod(nextPoller.getAndIncrement(), pollers.size())).proxy();
     }
 

@@ -16,7 +16,10 @@ interface RuntimeOwner {
     /** Where futures complete and callbacks run. */
     Completions completions();
 
-    /** The poller the next connection or listener goes to, round robin. */
+    /**
+     * The poller the next connection, listener or shared receive queue goes to: round robin, or, of several invoked
+     * pollers, the calling thread's own when it drives one.
+     */
     PollerProxy nextPoller();
 
     /** The default connect deadline. */

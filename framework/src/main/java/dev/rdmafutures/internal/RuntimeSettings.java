@@ -11,7 +11,9 @@ import java.util.concurrent.Executor;
 /**
  * A runtime's validated settings, as the public builder collected them.
  *
- * @param pollerThreads      poller threads; 0 for an application-driven runtime owned by the building thread
+ * @param pollerThreads      poller threads; 0 for an application-driven runtime
+ * @param invokedPollers     with no poller thread, the pollers the application drives: 1, owned by the building
+ *                           thread, or more, each claimed by the thread that drives it
  * @param idleStrategy       how pollers wait when idle
  * @param completionExecutor where futures complete, or null for the poller thread
  * @param connectTimeout     the default connect deadline
@@ -26,7 +28,8 @@ import java.util.concurrent.Executor;
  * @param peerFaultPolicy    when the listeners refuse a peer address for its faults
  * @param providerOptions    provider-specific options
  */
-public record RuntimeSettings(int pollerThreads, IdleStrategy idleStrategy, Executor completionExecutor,
+public record RuntimeSettings(int pollerThreads, int invokedPollers, IdleStrategy idleStrategy,
+                              Executor completionExecutor,
                               Duration connectTimeout, Duration handshakeTimeout, Duration disconnectTimeout,
                               int listenBacklog, String threadNamePrefix, Duration livenessTimeout,
                               Duration slowOperationThreshold, Ticker ticker, Admission admission,

@@ -11,7 +11,7 @@ import java.nio.channels.SocketChannel;
 
 /**
  * A listening TCP socket. It accepts on the loop it was handed to and passes each accepted socket to the next
- * loop round robin, where the MPA exchange runs.
+ * loop round robin, where the MPA exchange runs; to its own when that loop's poller was stopped.
  */
 final class SoftListener implements BoundListener, SelectionHandler {
     private final SoftDevice device;
@@ -61,10 +61,8 @@ final class SoftListener implements BoundListener, SelectionHandler {
     private void handOff(SocketChannel accepted) {
         SoftEventLoop target = device.nextLoop();
         ListenEvents sink = events;
-        if (target == loop) {
-            target.adoptPassive(accepted, sink);
-        } else if (!target.poller().execute(() -> target.adoptPassive(accepted, sink))) {
-            SoftDevice.closeQuietly(accepted);
+        if (target == loop || !target.poller().execute(() -> target.adoptPassive(accepted, sink))) {
+            loop.adoptPassive(accepted, sink); // that loop's poller was stopped: this one, which runs, takes it
         }
     }
 

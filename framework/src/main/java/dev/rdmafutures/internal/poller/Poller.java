@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,8 @@ import org.slf4j.LoggerFactory;
 public final class Poller implements PollerContext {
     private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
     private static final int COMMANDS_PER_CYCLE = 256;
+    private static final AtomicReferenceFieldUpdater<Poller, Thread> OWNER =
+            AtomicReferenceFieldUpdater.newUpdater(Poller.class, Thread.class, "owner");
 
     private final String name;
     private final CommandQueues commands;
@@ -35,7 +38,10 @@ public final class Poller implements PollerContext {
     private final Idler idler;
     /** The thread of a threaded poller; null when the application drives it with {@link #invoke()}. */
     private final PollerThread thread;
-    /** The one thread that owns the event loop: the poller thread, or the invoked poller's current owner. */
+    /**
+     * The one thread that owns the event loop: the poller thread, or the invoked poller's current owner; null for an
+     * invoked poller no thread has claimed yet ({@link #claim()}).
+     */
     private volatile Thread owner;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final EventLoop loop;
@@ -53,21 +59,23 @@ public final class Poller implements PollerContext {
     private final long startedAt = System.nanoTime();
 
     /**
-     * Creates a poller; {@code loopFactory} is called once, here, to create the event loop it will own. With
-     * {@code invokedBy} null the poller runs on a thread of its own from {@link #start()}; otherwise it is invoked
-     * (Agrona's AgentInvoker): that thread, its owner, runs one duty cycle per {@link #invoke()}, until it hands the
-     * poller over with {@link #handOver(Thread)}.
+     * Creates a poller; {@code loopFactory} is called once, here, to create the event loop it will own. Not
+     * {@code invoked}, the poller runs on a thread of its own from {@link #start()}; invoked (Agrona's AgentInvoker),
+     * its owner runs one duty cycle per {@link #invoke()}: {@code invokedBy}, until it hands the poller over with
+     * {@link #handOver(Thread)}, or, when that is null, the first thread that {@linkplain #claim() claims} it (until
+     * then its commands wait in their queues).
      */
     public Poller(String name, IdleStrategy idleStrategy, Ticker ticker, DutyCycleErrors errors,
-                  PeerFaultSink peerFaults, Function<PollerContext, EventLoop> loopFactory, Thread invokedBy) {
+                  PeerFaultSink peerFaults, Function<PollerContext, EventLoop> loopFactory, boolean invoked,
+                  Thread invokedBy) {
         this.name = name;
         this.ticker = ticker;
         this.errors = errors;
         this.peerFaults = peerFaults;
         this.commands = new CommandQueues(errors);
         this.idler = Idler.of(idleStrategy, this::block);
-        this.thread = invokedBy == null ? new PollerThread(this::run, name) : null;
-        this.owner = invokedBy == null ? thread : invokedBy;
+        this.thread = invoked ? null : new PollerThread(this::run, name);
+        this.owner = invoked ? invokedBy : thread;
         this.loop = loopFactory.apply(this);
         this.proxy = new PollerProxy(this);
     }
@@ -118,7 +126,21 @@ public final class Poller implements PollerContext {
         if (thread != null || Thread.currentThread() != owner) {
             throw notOwner();
         }
-        block(maxNanos);
+        if (cycle.isHeld()) { // a wait inside one of the owner's own cycles
+            block(maxNanos);
+            return;
+        }
+        // Held across the wait like a cycle: a close from another thread must not shut the loop down under a wait
+        // that is still inside it (the verbs loop frees the descriptors it waits on); it wakes the wait instead,
+        // and the owner shuts the loop down as the wait ends.
+        if (!cycle.hold()) {
+            return; // closing or closed
+        }
+        try {
+            block(maxNanos);
+        } finally {
+            releaseCycle();
+        }
     }
 
     /** Makes a blocked or the next {@link #awaitWork} return at once. Thread-safe. */
@@ -144,16 +166,36 @@ public final class Poller implements PollerContext {
         owner = next;
     }
 
-    /** The thread that drives this poller: its own thread, or the owner of an invoked poller. */
+    /**
+     * Makes the calling thread the owner of an invoked poller nobody owns yet; a no-op for its owner.
+     *
+     * @throws IllegalStateException on a threaded poller, or when another thread owns it (naming that thread)
+     */
+    public void claim() {
+        if (thread != null) {
+            throw new IllegalStateException("poller " + name + " runs on its own thread; only an invoked poller is "
+                    + "claimed");
+        }
+        if (owner != Thread.currentThread() && !OWNER.compareAndSet(this, null, Thread.currentThread())) {
+            throw notOwner();
+        }
+    }
+
+    /** The thread that drives this poller: its own thread, or the owner of an invoked poller (null: none yet). */
     public Thread owner() {
         return owner;
     }
 
     private IllegalStateException notOwner() {
         Thread current = owner;
+        if (current == null) {
+            return new IllegalStateException("poller " + name + " is driven by no thread yet; a thread claims it "
+                    + "first (InvokedPoller.claim())");
+        }
         return new IllegalStateException("poller " + name + " is driven by thread '" + current.getName()
                 + "', not '" + Thread.currentThread().getName() + "'"
-                + (thread == null ? "; its owner hands it over with RdmaRuntime.handOver(thread)" : ""));
+                + (thread == null ? "; its owner hands it over (RdmaRuntime.handOver), unless it is one of several"
+                        + " invoked pollers, each driven by the thread that claimed it" : ""));
     }
 
     /** The event loop this poller owns. Touch it only from {@link #execute(Runnable)} tasks. */
@@ -356,6 +398,9 @@ public final class Poller implements PollerContext {
      *         thread, whether it stopped here (a threaded poller stops after the current cycle)
      */
     public boolean close(Duration timeout) {
+        if (stopped.getCount() == 0 && (thread == null || !thread.isAlive())) {
+            return true; // stopped already (an invoked poller its owner stopped): its loop is closed, nothing to wake
+        }
         running = false;
         loop.wakeup();
         if (thread == null) {

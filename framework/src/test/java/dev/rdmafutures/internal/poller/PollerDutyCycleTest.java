@@ -29,7 +29,7 @@ class PollerDutyCycleTest {
     private long now;
     private final Poller poller = new Poller("duty-cycle-test", IdleStrategy.BUSY_SPIN, () -> now,
             new DutyCycleErrors(), (address, nanoTime) -> { }, context -> loop.attach(context),
-            Thread.currentThread());
+            true, Thread.currentThread());
 
     @AfterEach
     void close() {
