@@ -1,6 +1,7 @@
 package dev.rdmafutures.netty;
 
 import dev.rdmafutures.Access;
+import dev.rdmafutures.InvokedPoller;
 import dev.rdmafutures.MemoryRegion;
 import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.RegionSlice;
@@ -23,21 +24,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * Netty 4.2's {@link IoHandler} for RDMA: each event loop owns one application-driven {@link RdmaRuntime}
- * ({@code pollerThreads(0)}), built on the loop's thread, and every {@link #run} is one of its duty cycles, after a
- * wait when the loop has no task. So the runtime's completions, connection events and the channels' pipelines all run
- * on that one thread, with no hand-off per message; the wait, in {@link RdmaRuntime#awaitWork}, lasts until the
- * provider has work, a task arrives ({@link #wakeup()}), or Netty's next scheduled task is due.
+ * Netty 4.2's {@link IoHandler} for RDMA: each event loop drives one poller of an application-driven
+ * {@link RdmaRuntime} ({@code pollerThreads(0)}), claimed on the loop's thread, and every {@link #run} is one of its
+ * duty cycles, after a wait when the loop has no task. So the poller's completions, connection events and the
+ * channels' pipelines all run on that one thread, with no hand-off per message; the wait, in
+ * {@link InvokedPoller#awaitWork}, lasts until the provider has work, a task arrives ({@link #wakeup()}), or Netty's
+ * next scheduled task is due.
  *
- * <p>Usually reached through {@link RdmaEventLoopGroup}; {@link #newFactory(Consumer)} serves a
- * {@code MultiThreadIoEventLoopGroup} of one's own.
+ * <p>The loops of an {@link RdmaEventLoopGroup} share one runtime, a poller each ({@link GroupRuntime});
+ * {@link #newFactory(Consumer)} serves a {@code MultiThreadIoEventLoopGroup} of one's own, with a runtime per loop.
  */
 public final class RdmaIoHandler implements IoHandler {
     private static final int PROBE_BYTES = 8;
     private final ThreadAwareExecutor executor;
-    private final Consumer<RdmaRuntime.Builder> configuration;
+    private final GroupRuntime group;
+    /** Which of the group's runtime's invoked pollers this loop drives. */
+    private final int index;
     private final Set<RdmaIoHandle> handles = new LinkedHashSet<>();
     private volatile RdmaRuntime runtime;
+    /** This loop's poller of the runtime; set in {@link #initialize()}, read by {@link #wakeup()} on any thread. */
+    private volatile InvokedPoller poller;
     /**
      * The loop waits, or is about to: the first task from another thread wakes it and clears this, so that later
      * ones, and every task while the loop is awake (it looks at its queue before it waits), cost no system call.
@@ -48,9 +54,10 @@ public final class RdmaIoHandler implements IoHandler {
     /** The liveness probes' bytes: the target peers READ, then this loop's sink; see {@link #probeTarget()}. */
     private MemoryRegion probeRegion;
 
-    private RdmaIoHandler(ThreadAwareExecutor executor, Consumer<RdmaRuntime.Builder> configuration) {
+    RdmaIoHandler(ThreadAwareExecutor executor, GroupRuntime group, int index) {
         this.executor = executor;
-        this.configuration = configuration;
+        this.group = group;
+        this.index = index;
     }
 
     /** Handlers whose runtimes have the defaults of {@link RdmaRuntime#builder()} (provider {@code soft}). */
@@ -59,27 +66,30 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     /**
-     * Handlers whose runtimes {@code configuration} sets up (provider, timeouts, ticker...); it runs once per event
-     * loop, on the loop's thread. {@code pollerThreads} is always 0: the event loop is the runtime's poller. Set no
-     * {@code completionExecutor}: the channels' completions must run on their event loop (one that runs elsewhere
-     * fails with {@link IllegalStateException}, which the runtime logs).
+     * Handlers with a runtime each, which {@code configuration} sets up (provider, timeouts, ticker...); it runs once
+     * per event loop, on the loop's thread. {@code pollerThreads} is always 0: the event loop is the runtime's poller.
+     * Set no {@code completionExecutor}: the channels' completions must run on their event loop (one that runs
+     * elsewhere fails with {@link IllegalStateException}, which the runtime logs). A server channel's connections
+     * stay on its loop; {@link RdmaEventLoopGroup} shares one runtime among its loops instead.
      */
     public static IoHandlerFactory newFactory(Consumer<RdmaRuntime.Builder> configuration) {
         Objects.requireNonNull(configuration, "configuration");
-        return executor -> new RdmaIoHandler(executor, configuration);
+        return executor -> new GroupRuntime(1, configuration).factory().newHandler(executor);
     }
 
     @Override
     public void initialize() {
-        RdmaRuntime.Builder builder = RdmaRuntime.builder().threadNamePrefix("rdmafutures-netty");
-        configuration.accept(builder);
-        runtime = builder.pollerThreads(0).build(); // owned by this thread, the event loop's
-        allocator = new RegisteredBufferAllocator(runtime, ByteBufAllocator.DEFAULT);
+        RdmaRuntime r = group.join();
+        InvokedPoller p = r.invokedPoller(index);
+        p.claim(); // this thread, the event loop's, drives it from now on
+        runtime = r;
+        poller = p;
+        allocator = new RegisteredBufferAllocator(r, ByteBufAllocator.DEFAULT);
     }
 
     @Override
     public int run(IoHandlerContext context) {
-        RdmaRuntime r = runtime;
+        InvokedPoller p = poller;
         if (context.canBlock()) {
             // Published before the tasks are looked at again: a task queued before this is seen by canBlock() below,
             // and one queued after it finds the flag set and wakes the wait.
@@ -89,13 +99,13 @@ public final class RdmaIoHandler implements IoHandler {
                     // Wait first and poll once after, as Netty's own loops select: a poll before the wait would look
                     // at the sockets or queues the wait looks at anyway. The wait returns at once when the runtime
                     // already has work: operations handed to it, a deadline due, completions or bytes ready.
-                    r.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
+                    p.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
                 }
             } finally {
                 waiting.lazySet(false); // awake: a waker that still sees the flag only costs one spare turn
             }
         }
-        return r.poll();
+        return p.poll();
     }
 
     /**
@@ -105,10 +115,10 @@ public final class RdmaIoHandler implements IoHandler {
      */
     @Override
     public void wakeup() {
-        RdmaRuntime r = runtime;
-        if (r != null // before initialize() the loop has not blocked yet
+        InvokedPoller p = poller;
+        if (p != null // before initialize() the loop has not blocked yet
                 && !executor.isExecutorThread(Thread.currentThread()) && waiting.getAndSet(false)) {
-            r.wakeUp();
+            p.wakeUp();
         }
     }
 
@@ -122,13 +132,17 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public void destroy() {
-        RegisteredBufferAllocator a = allocator;
-        if (a != null) {
-            a.close();
-        }
-        RdmaRuntime r = runtime;
-        if (r != null) {
-            r.close();
+        try {
+            RegisteredBufferAllocator a = allocator;
+            if (a != null) {
+                a.close();
+            }
+            InvokedPoller p = poller;
+            if (p != null) {
+                p.close(); // this loop's connections end here, on their thread, while the group's other loops go on
+            }
+        } finally {
+            group.leave(); // the group's last loop closes the runtime
         }
     }
 
@@ -152,9 +166,18 @@ public final class RdmaIoHandler implements IoHandler {
         return allocator;
     }
 
-    /** The runtime this loop drives; on the loop's thread, after {@link #initialize()}. */
+    /** The runtime this loop drives a poller of; on the loop's thread, after {@link #initialize()}. */
     RdmaRuntime runtime() {
         return runtime;
+    }
+
+    /**
+     * The handler of the loop whose thread calls, of this one's group: where a listener's request or connection lands
+     * when the runtime dealt it to another loop than the listener's. This one when the caller is no loop of the group.
+     */
+    RdmaIoHandler onCurrentThread() {
+        RdmaIoHandler here = group.onCurrentThread();
+        return here != null ? here : this;
     }
 
     /**

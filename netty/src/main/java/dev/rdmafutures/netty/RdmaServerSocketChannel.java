@@ -13,6 +13,8 @@ import io.netty.channel.socket.ServerSocketChannel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * A Netty server channel over an RDMA listener: {@code ServerBootstrap.channel(RdmaServerSocketChannel.class)} on an
  * {@link RdmaEventLoopGroup}, given as both parent and child group. It accepts each request whose private data
  * starts with the stream's hello, answering with its own (and {@link RdmaChannelOption#PRIVATE_DATA} after it), and
- * rejects any other; each accepted connection becomes an {@link RdmaSocketChannel} read by the pipeline, on this
- * channel's event loop. The stream options set on this channel apply to the connections it accepts.
+ * rejects any other; each accepted connection becomes an {@link RdmaSocketChannel} read by the pipeline. A request
+ * is answered on the loop whose poller the runtime gave the connection, which may be another loop of the group than
+ * this channel's; the accepted channel is handed to this channel's loop to be read, and lives on its own. The stream
+ * options set on this channel apply to the connections it accepts.
  */
 public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaServerSocketChannel.class);
@@ -42,12 +46,13 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     private final ArrayDeque<RdmaSocketChannel> accepted = new ArrayDeque<>();
     private RdmaIoHandler ioHandler;
     private IoRegistration registration;
-    private RdmaListener listener;
+    /** Volatile: requests read it on whichever loop they land. */
+    private volatile RdmaListener listener;
     private volatile boolean open = true;
     private volatile InetSocketAddress local;
     private boolean readPending;
-    /** Accepts under way whose receives were posted before them; on the loop. */
-    private int prepostedAccepts;
+    /** Accepts under way whose receives were posted before them, on any of the group's loops. */
+    private final AtomicInteger prepostedAccepts = new AtomicInteger();
 
     /** A server channel; {@code ServerBootstrap} creates it. */
     public RdmaServerSocketChannel() {
@@ -118,7 +123,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         }
         RdmaSocketChannel child;
         while ((child = accepted.poll()) != null) {
-            child.unsafe().closeForcibly();
+            closeOnItsLoop(child);
         }
     }
 
@@ -128,7 +133,10 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         deliverAccepted();
     }
 
-    /** On the event loop: the runtime's listener calls back on its poller, which is this loop. */
+    /**
+     * On the loop whose poller has the request's connection (the runtime's listener calls back there): this
+     * channel's, or another of the group's.
+     */
     private void onRequest(ConnectionRequest request) {
         StreamHello peer = StreamHello.decode(request.privateData());
         if (!isActive() || peer == null) {
@@ -138,19 +146,29 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             request.reject(null);
             return;
         }
-        RdmaRuntime runtime = ioHandler.runtime();
+        RdmaIoHandler home = ioHandler.onCurrentThread();
+        RdmaRuntime runtime = home.runtime();
         StreamSettings settings = config.rdma().stream().cappedTo(runtime.adapterInfo());
         ReceiveRing preposted = null;
         try {
             if (ReceiveRing.postsBeforeConnection(runtime.adapterInfo(), config.rdma(), settings)) {
-                if (prepostedAccepts >= MAX_PREPOSTED_ACCEPTS) {
-                    LOG.debug("rejecting {}: {} accepts with receives posted are under way already",
-                            request.remoteAddress(), prepostedAccepts);
-                    request.reject(null);
-                    return;
+                int underWay;
+                do {
+                    underWay = prepostedAccepts.get();
+                    if (underWay >= MAX_PREPOSTED_ACCEPTS) {
+                        LOG.debug("rejecting {}: {} accepts with receives posted are under way already",
+                                request.remoteAddress(), underWay);
+                        request.reject(null);
+                        return;
+                    }
+                } while (!prepostedAccepts.compareAndSet(underWay, underWay + 1));
+                try {
+                    preposted = ReceiveRing.beforeConnection(runtime, settings);
+                } finally {
+                    if (preposted == null) {
+                        prepostedAccepts.decrementAndGet();
+                    }
                 }
-                preposted = ReceiveRing.beforeConnection(runtime, settings);
-                prepostedAccepts++;
             }
         } catch (RuntimeException | OutOfMemoryError e) {
             // debug: peers that connect again and again could otherwise fill the log
@@ -164,16 +182,19 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             request.withSharedReceiveQueue(receives.queue());
         }
         request.withQueueDepths(settings.initiatorDepth(runtime.adapterInfo()), settings.receiveDepth())
-                .withPrivateData(StreamHello.encode(settings, ioHandler.probeTarget(), config.rdma().privateData()))
+                .withPrivateData(StreamHello.encode(settings, home.probeTarget(), config.rdma().privateData()))
                 .accept()
-                .whenComplete((connection, error) -> onAccepted(connection, error, settings, peer, receives));
+                .whenComplete((connection, error) -> onAccepted(home, connection, error, settings, peer, receives));
     }
 
-    /** {@code preposted}: the receives posted before accepting, or null to post them on the connection now. */
-    private void onAccepted(RdmaConnection connection, Throwable error, StreamSettings settings, StreamHello peer,
-                            ReceiveRing preposted) {
+    /**
+     * On {@code home}, the loop of the request: {@code preposted} holds the receives posted before accepting, or null
+     * to post them on the connection now.
+     */
+    private void onAccepted(RdmaIoHandler home, RdmaConnection connection, Throwable error, StreamSettings settings,
+                            StreamHello peer, ReceiveRing preposted) {
         if (preposted != null) {
-            prepostedAccepts--;
+            prepostedAccepts.decrementAndGet();
         }
         if (error != null) {
             LOG.debug("an accept on {} failed", local, error); // the client's connect reports it too
@@ -187,9 +208,9 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         try {
             if (open) {
                 if (receives == null) {
-                    receives = ReceiveRing.afterConnection(ioHandler.runtime(), settings);
+                    receives = ReceiveRing.afterConnection(home.runtime(), settings);
                 }
-                child = new RdmaSocketChannel(this, ioHandler, connection, settings, peer, receives);
+                child = new RdmaSocketChannel(this, home, connection, settings, peer, receives);
             }
         } catch (RuntimeException | OutOfMemoryError e) {
             LOG.warn("closing the connection from {}: its stream could not be set up ({})",
@@ -199,8 +220,40 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             ReceiveRing.closeUnused(connection, receives);
             return;
         }
+        RdmaSocketChannel made = child;
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            enqueueAccepted(made);
+            return;
+        }
+        try {
+            loop.execute(() -> enqueueAccepted(made));
+        } catch (RejectedExecutionException shuttingDown) {
+            made.unsafe().closeForcibly(); // on made's loop, this one
+        }
+    }
+
+    /** On this channel's loop: {@code child} waits to be read, unless this channel closed meanwhile. */
+    private void enqueueAccepted(RdmaSocketChannel child) {
+        if (!open) {
+            closeOnItsLoop(child);
+            return;
+        }
         accepted.add(child);
         deliverAccepted();
+    }
+
+    /** Closes an accepted channel nobody read, on the loop its connection lives on, whose thread its stream is. */
+    private static void closeOnItsLoop(RdmaSocketChannel child) {
+        if (child.homeLoop().isExecutorThread(Thread.currentThread())) {
+            child.unsafe().closeForcibly();
+            return;
+        }
+        try {
+            child.homeLoop().execute(() -> child.unsafe().closeForcibly());
+        } catch (RejectedExecutionException shuttingDown) {
+            // its loop stopped: the runtime's close, after the group's last loop, ends the connection
+        }
     }
 
     private void deliverAccepted() {

@@ -34,13 +34,14 @@ public final class RdmaSocketTestPermutation extends SocketTestPermutation {
             builder -> builder.provider(System.getProperty("rdmafutures.netty.provider", "soft")),
             () -> NetUtil.LOCALHOST);
 
+    private static final int LOOPS = 2;
     private final Consumer<RdmaRuntime.Builder> runtime;
     private final Supplier<InetAddress> address;
     /**
-     * Servers and the channels they accept share one group (an accepted channel stays on the loop that accepted it);
-     * clients have their own, as in Netty's NIO permutations, so that a test that blocks one side's event loop does
-     * not stop the other side. Made on first use: a permutation for a device is also built where there is none (on
-     * the host, for a test class that runs in the VM).
+     * Servers and the channels they accept share one group of {@value #LOOPS} loops (an accepted channel lives on the
+     * loop its connection was dealt to, each in turn); clients have their own, as in Netty's NIO permutations, so
+     * that a test that blocks one side's event loop does not stop the other side. Made on first use: a permutation
+     * for a device is also built where there is none (on the host, for a test class that runs in the VM).
      */
     private EventLoopGroup serverGroup;
     private EventLoopGroup clientGroup;
@@ -76,14 +77,14 @@ public final class RdmaSocketTestPermutation extends SocketTestPermutation {
 
     private synchronized EventLoopGroup serverGroup() {
         if (serverGroup == null) {
-            serverGroup = newGroup(1);
+            serverGroup = newGroup(LOOPS);
         }
         return serverGroup;
     }
 
     private synchronized EventLoopGroup clientGroup() {
         if (clientGroup == null) {
-            clientGroup = newGroup(1);
+            clientGroup = newGroup(LOOPS);
         }
         return clientGroup;
     }
