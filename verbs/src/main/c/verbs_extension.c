@@ -188,6 +188,14 @@ JNIEXPORT jint EXTENSION(establish)(JNIEnv *env, jclass type, jlong id) {
     return rdma_establish(PTR(struct rdma_cm_id, id)) == 0 ? 0 : -errno;
 }
 
+JNIEXPORT jint EXTENSION(migrateId)(JNIEnv *env, jclass type, jlong id, jlong channel) {
+    if (id == 0 || channel == 0) {
+        return -EINVAL;
+    }
+    /* Returns at once: every event of the id was acknowledged when it was read (getCmEvent). */
+    return rdma_migrate_id(PTR(struct rdma_cm_id, id), PTR(struct rdma_event_channel, channel)) == 0 ? 0 : -errno;
+}
+
 JNIEXPORT jint EXTENSION(getCmEvent)(JNIEnv *env, jclass type, jlong channel, jlong out, jint timeout) {
     if (channel == 0 || out == 0) {
         return -EINVAL;

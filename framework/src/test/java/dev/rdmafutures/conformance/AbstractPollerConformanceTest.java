@@ -2,11 +2,21 @@ package dev.rdmafutures.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rdmafutures.Access;
+import dev.rdmafutures.CompletionCallback;
 import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.MemoryRegion;
+import dev.rdmafutures.OperationFlags;
 import dev.rdmafutures.RdmaConnection;
+import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
+import dev.rdmafutures.Status;
+import java.nio.ByteBuffer;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
@@ -81,6 +91,41 @@ public abstract class AbstractPollerConformanceTest extends ConformanceSupport {
         await(cc.disconnect());
         assertThat(client.pollerErrorCount()).isEqualTo(before + 1);
         connectPair(listen()); // still serving
+    }
+
+    @Test
+    void aListenersConnectionsAreDealtToEveryPollerAndEachCompletesItsOperationsThere() {
+        RdmaRuntime server = closeLater(fixture().runtimeBuilder().pollerThreads(2).threadNamePrefix("dealt").build());
+        RdmaListener listener = closeLater(server.listen(anyPort()));
+        Map<RdmaConnection, String> requestThreads = new ConcurrentHashMap<>();
+        listener.onRequest(r -> r.accept().thenAccept(c -> requestThreads.put(c, Thread.currentThread().getName())));
+        MemoryRegion source = closeLater(client.register(ByteBuffer.allocateDirect(64), Access.REMOTE_READ));
+        MemoryRegion sink = closeLater(server.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE));
+
+        for (int i = 0; i < 4; i++) {
+            closeLater(await(client.connector().connect(listener.localAddress()).start()));
+        }
+
+        Waits.until("every accept completed", WAIT, () -> requestThreads.size() == 4);
+        assertThat(new HashSet<>(requestThreads.values())).as("the pollers that took the requests")
+                .containsExactlyInAnyOrder("dealt-0", "dealt-1");
+        for (Map.Entry<RdmaConnection, String> accepted : requestThreads.entrySet()) {
+            RdmaConnection c = closeLater(accepted.getKey());
+            // A callback, not a stage on the future: one attached after a fast completion runs on this thread.
+            CompletableFuture<String> readOn = new CompletableFuture<>();
+            assertThat(c.read(sink.slice(0, 64), source.remote(), 0, OperationFlags.NONE, new CompletionCallback() {
+                @Override
+                public void completed(long context, int bytes) {
+                    readOn.complete(Thread.currentThread().getName());
+                }
+
+                @Override
+                public void failed(long context, RdmaException error) {
+                    readOn.completeExceptionally(error);
+                }
+            }, 0)).isEqualTo(Status.SUCCESS);
+            assertThat(await(readOn)).as("the thread a READ on " + c + " completed on").isEqualTo(accepted.getValue());
+        }
     }
 
     @ParameterizedTest

@@ -42,6 +42,13 @@ final class CmEvent {
         this.info = info;
     }
 
+    /** This event's record, copied: for a loop that handles it after the record this view reads has moved on. */
+    CmEvent copy() {
+        ByteBuffer copy = ByteBuffer.allocate(info.capacity()).order(info.order());
+        copy.put(0, info, 0, info.capacity());
+        return new CmEvent(copy);
+    }
+
     static String name(int type) {
         return type >= 0 && type < NAMES.length ? NAMES[type] : "EVENT_" + type;
     }

@@ -2,6 +2,7 @@ package dev.rdmafutures.verbs;
 
 import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.RdmaEventChannel;
 import dev.rdmafutures.ConnectionData;
 import dev.rdmafutures.RdmaException;
 import dev.rdmafutures.QueueDepths;
@@ -52,10 +53,13 @@ final class PassiveHandshake implements Handshake, IncomingRequest {
         connection.establishedBy(this);
     }
 
-    /** A CONNECT_REQUEST on {@code listener}'s channel: offers it to {@code events}, withdrawn if unanswered. */
-    static void onConnectRequest(VerbsEventLoop loop, VerbsListener listener, ListenEvents events, CmEvent event)
-            throws IOException {
-        RdmaCmId id = loop.device().wrapRequestId(event.id(), listener.channel());
+    /**
+     * A CONNECT_REQUEST of {@code listener}'s, whose id reports to {@code channel} (the listener's, or {@code loop}'s
+     * own when another loop moved it there): offers it to {@code events}, withdrawn if unanswered.
+     */
+    static void onConnectRequest(VerbsEventLoop loop, VerbsListener listener, ListenEvents events, CmEvent event,
+                                 RdmaEventChannel channel) throws IOException {
+        RdmaCmId id = loop.device().wrapRequestId(event.id(), channel);
         // Nobody listens to the lifecycle until the request is accepted: a withdrawal goes to the listener.
         VerbsConnection connection = new VerbsConnection(loop, id, new ConnectionLifecycle());
         connection.addresses((InetSocketAddress) id.getSource(), (InetSocketAddress) id.getDestination());

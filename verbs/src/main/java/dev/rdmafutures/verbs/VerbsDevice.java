@@ -24,6 +24,7 @@ import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +62,7 @@ final class VerbsDevice implements ProviderDevice {
      * its loop without a lock ({@link #loopOnThisThread}).
      */
     private volatile VerbsEventLoop[] loops = new VerbsEventLoop[0];
+    private final AtomicInteger nextRequestLoop = new AtomicInteger();
     private final RetryBudget retryBudget;
     /** Where QP errors, which a peer can provoke at will, are logged: a WARN line per peer address a minute. */
     private final PeerFaultLog peerFaultLog = new PeerFaultLog();
@@ -144,6 +146,12 @@ final class VerbsDevice implements ProviderDevice {
         }
         VerbsEventLoop[] all = loops;
         return all.length > 0 && all[0].execute(task);
+    }
+
+    /** The loop the next connect request goes to, each in turn; null once the device closed. */
+    VerbsEventLoop nextRequestLoop() {
+        VerbsEventLoop[] all = loops;
+        return all.length == 0 ? null : all[Math.floorMod(nextRequestLoop.getAndIncrement(), all.length)];
     }
 
     /** The loop of the poller running this thread, or null on any other thread. */

@@ -24,6 +24,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One poller's CM event channels (its own and those of the listeners it serves), the device's asynchronous events
@@ -39,7 +41,10 @@ final class VerbsEventLoop implements EventLoop {
 
     private final VerbsDevice device;
     private final PollerContext poller;
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsEventLoop.class);
     private final RdmaEventChannel ownChannel;
+    /** The native handle of {@link #ownChannel}, where other loops move the connect requests they deal to this one. */
+    private final long ownChannelHandle;
     private final List<Channel> channels = new ArrayList<>();
     private final IbvCompChannel compChannel;
     private final long compChannelHandle;
@@ -69,12 +74,17 @@ final class VerbsEventLoop implements EventLoop {
     private int pollsSinceEventCheck;
     private boolean eventsReady = true;
     private boolean closed;
+    /** Guards the wake-up descriptor's close against a wake-up from another thread. */
+    private final Object wakeupLock = new Object();
+    /** Guarded by {@link #wakeupLock}. */
+    private boolean wakeupClosed;
 
     VerbsEventLoop(VerbsDevice device, PollerContext poller) {
         this.device = device;
         this.poller = poller;
         try {
             this.ownChannel = device.cm().createEventChannel();
+            this.ownChannelHandle = ((NatObject) ownChannel).getObjId();
             channels.add(new Channel(ownChannel, null));
             this.compChannel = device.context().createCompChannel();
             this.compChannelHandle = ((NatObject) compChannel).getObjId();
@@ -258,7 +268,7 @@ final class VerbsEventLoop implements EventLoop {
         try {
             if (type == CmEvent.CONNECT_REQUEST) {
                 if (channel.listener != null) {
-                    PassiveHandshake.onConnectRequest(this, channel.listener, channel.events, event);
+                    onConnectRequest(channel.listener, channel.events);
                 } else {
                     VerbsDevice.destroyQuietly(device.wrapRequestId(event.id(), channel.channel));
                 }
@@ -270,6 +280,61 @@ final class VerbsEventLoop implements EventLoop {
             }
         } catch (IOException | RuntimeException e) {
             poller.recordError("verbs CM event " + event, e);
+        }
+    }
+
+    /**
+     * A connect request on a listener this loop serves. The device deals requests to its loops in turn, so that one
+     * listener's connections spread over every poller: the chosen loop moves the request's id to its own channel,
+     * where the id's later events arrive, and makes the connection, whose QP goes on its completion queue. A loop
+     * whose poller was stopped takes none: this one does.
+     */
+    private void onConnectRequest(VerbsListener listener, ListenEvents events) throws IOException {
+        VerbsEventLoop target = device.nextRequestLoop();
+        if (target != null && target != this) {
+            CmEvent request = event.copy(); // this loop's record moves on with its next event
+            if (target.execute(() -> target.takeRequest(this, listener, events, request))) {
+                return;
+            }
+        }
+        PassiveHandshake.onConnectRequest(this, listener, events, event, listener.channel());
+    }
+
+    /**
+     * A connect request {@code origin} dealt to this loop, its id still on the listener's channel; see
+     * {@link #onConnectRequest}. If the id cannot move, the request goes back to {@code origin}.
+     */
+    private void takeRequest(VerbsEventLoop origin, VerbsListener listener, ListenEvents events, CmEvent request) {
+        try {
+            if (closed) { // run by the close that raced with the hand-over: nobody answers it
+                VerbsDevice.destroyQuietly(device.wrapRequestId(request.id(), listener.channel()));
+                return;
+            }
+            int rc = NativeVerbs.migrateId(request.id(), ownChannelHandle);
+            if (rc == 0) {
+                PassiveHandshake.onConnectRequest(this, listener, events, request, ownChannel);
+                return;
+            }
+            LOG.debug("moving the connect request {} to another loop failed (errno {}); its listener's loop takes it",
+                    request, -rc);
+            if (!origin.execute(() -> origin.takeBack(listener, events, request))) {
+                VerbsDevice.destroyQuietly(device.wrapRequestId(request.id(), listener.channel()));
+            }
+        } catch (IOException | RuntimeException e) {
+            poller.recordError("verbs CM event " + request, e);
+        }
+    }
+
+    /** A request dealt to another loop whose id could not move there: this, the listener's loop, answers it. */
+    private void takeBack(VerbsListener listener, ListenEvents events, CmEvent request) {
+        try {
+            if (closed) {
+                VerbsDevice.destroyQuietly(device.wrapRequestId(request.id(), listener.channel()));
+                return;
+            }
+            PassiveHandshake.onConnectRequest(this, listener, events, request, listener.channel());
+        } catch (IOException | RuntimeException e) {
+            poller.recordError("verbs CM event " + request, e);
         }
     }
 
@@ -310,9 +375,17 @@ final class VerbsEventLoop implements EventLoop {
         }
     }
 
+    /**
+     * {@inheritDoc} Any thread, also while or after the loop closes: the descriptor is written only while open, so a
+     * late wake-up never reaches a descriptor the process has reused since.
+     */
     @Override
     public void wakeup() {
-        NativeVerbs.signalWakeup(wakeupFd);
+        synchronized (wakeupLock) {
+            if (!wakeupClosed) {
+                NativeVerbs.signalWakeup(wakeupFd);
+            }
+        }
     }
 
     @Override
@@ -393,7 +466,10 @@ final class VerbsEventLoop implements EventLoop {
         for (Channel channel : channels) {
             VerbsDevice.destroyQuietly(channel.channel);
         }
-        NativeVerbs.closeFd(wakeupFd);
+        synchronized (wakeupLock) {
+            wakeupClosed = true;
+            NativeVerbs.closeFd(wakeupFd);
+        }
     }
 
     /** A CM event channel this loop reads, and the listener whose requests arrive on it (null: our own). */

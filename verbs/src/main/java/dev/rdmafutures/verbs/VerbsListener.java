@@ -7,9 +7,9 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A listening CM id with its own event channel: ids spawned by its requests report on that channel, so the event
- * loop that listens owns them all. Closing before {@code listen} hands it to a loop destroys it at once; after,
- * the loop destroys it on its thread.
+ * A listening CM id with its own event channel: ids spawned by its requests report on that channel until the loop
+ * that listens moves each to the loop the device deals it to ({@code rdma_migrate_id}), which then owns it. Closing
+ * before {@code listen} hands it to a loop destroys it at once; after, the loop destroys it on its thread.
  */
 final class VerbsListener implements BoundListener {
     private final RdmaEventChannel channel;

@@ -66,6 +66,9 @@ public final class NativeVerbs {
     /** {@code rdma_establish}: the active side's second phase without an attached QP. */
     public static native int establish(long cmId);
 
+    /** {@code rdma_migrate_id}: the id's events, those queued included, go to {@code channel} from now on. */
+    public static native int migrateId(long cmId, long channel);
+
     /** Waits up to {@code timeoutMs} for a CM event, copies all of it into a CmEventInfo record, acknowledges it and returns its type. */
     public static native int getCmEvent(long channel, long out, int timeoutMs);
 
