@@ -60,10 +60,7 @@ class InvokedPollersTest {
 
     @Test
     void whatAnOwnerStartsLivesOnItsPollerAndCompletesOnItsThread() throws Exception {
-        RdmaRuntime server = RdmaRuntime.builder().threadNamePrefix("placement-server").build();
-        cleanup.add(server);
-        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        listener.onRequest(ConnectionRequest::accept);
+        RdmaListener listener = acceptingListener("placement-server");
         RdmaRuntime client = invoked(2, "placement-client");
         List<DrivingThread> drivers = List.of(drive(client, 0), drive(client, 1));
 
@@ -114,10 +111,7 @@ class InvokedPollersTest {
 
     @Test
     void aCloseFromAnotherThreadLetsAnOwnerInsideItsWaitStopTheLoopOnItsOwnThread() throws Exception {
-        RdmaRuntime server = RdmaRuntime.builder().threadNamePrefix("waiting-server").build();
-        cleanup.add(server);
-        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        listener.onRequest(ConnectionRequest::accept);
+        RdmaListener listener = acceptingListener("waiting-server");
         RdmaRuntime runtime = invoked(2, "close-while-waiting");
         InvokedPoller first = runtime.invokedPoller(0);
         CompletableFuture<CompletableFuture<String>> connected = new CompletableFuture<>();
@@ -212,6 +206,15 @@ class InvokedPollersTest {
         }
         assertThatThrownBy(() -> RdmaRuntime.builder().pollerThreads(2).invokedPollers(2).build())
                 .isInstanceOf(RdmaException.class).hasMessageContaining("needs pollerThreads(0)");
+    }
+
+    /** A listener that accepts every request, on a runtime of its own with a poller thread. */
+    private RdmaListener acceptingListener(String name) {
+        RdmaRuntime server = RdmaRuntime.builder().threadNamePrefix(name).build();
+        cleanup.add(server);
+        RdmaListener listener = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        listener.onRequest(ConnectionRequest::accept);
+        return listener;
     }
 
     private RdmaRuntime invoked(int pollers, String name) {

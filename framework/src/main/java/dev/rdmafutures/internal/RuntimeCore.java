@@ -28,17 +28,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What stands behind {@code RdmaRuntime}: one provider device, its pollers, and the resources (listeners, shared
- * endpoints, regions) to release at close. Its parts see it only as a {@link RuntimeOwner}.
+ * What stands behind {@code RdmaRuntime}: one provider device, its pollers ({@link PollerSet}: who drives which, and
+ * where new work goes), and the resources (listeners, shared endpoints, regions) to release at close. Its parts see it
+ * only as a {@link RuntimeOwner}.
  *
  * <p>An application-driven runtime ({@code pollerThreads(0)}) with one poller has exactly one owner thread at a time:
  * the thread that built it, until the owner hands it over with {@link #handOver(Thread)}. With several
@@ -56,8 +55,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private final DutyCycleErrors errors = new DutyCycleErrors();
     private final RuntimeRecorder recorder;
     private final Completions completions;
-    private final List<Poller> pollers = new ArrayList<>();
-    private final AtomicInteger nextPoller = new AtomicInteger();
+    private final PollerSet pollers;
     private final Duration connectTimeout;
     private final Duration closeTimeout;
     private final int listenBacklog;
@@ -69,7 +67,8 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     private final DomainImpl defaultDomain;
     /** Protection domains created and not closed: released with the runtime, after what was made in them. */
     private final Set<DomainImpl> domains = ConcurrentHashMap.newKeySet();
-    private final boolean invoked;
+    /** An application-driven runtime with one poller, which its building thread owns until it hands it over. */
+    private final boolean single;
     /** Set once, by the one close() that runs the shutdown; concurrent closes return at once. */
     private final AtomicBoolean closed = new AtomicBoolean();
     /**
@@ -92,15 +91,18 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         this.defaultDomain = new DomainImpl(this, device.defaultDomain(), true);
         this.recorder = new RuntimeRecorder(providerName, settings.slowOperationThreshold());
         this.peerFaults = new PeerFaults(settings.peerFaultPolicy(), recorder);
-        this.invoked = settings.pollerThreads() == 0;
+        boolean invoked = settings.pollerThreads() == 0;
+        this.single = invoked && settings.invokedPollers() == 1;
         int count = invoked ? settings.invokedPollers() : settings.pollerThreads();
         // One invoked poller belongs to the building thread; several wait for the threads that claim them.
-        Thread owner = invoked && count == 1 ? Thread.currentThread() : null;
+        Thread owner = single ? Thread.currentThread() : null;
+        List<Poller> made = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            pollers.add(new Poller(settings.threadNamePrefix() + "-" + i, settings.idleStrategy(), settings.ticker(),
+            made.add(new Poller(settings.threadNamePrefix() + "-" + i, settings.idleStrategy(), settings.ticker(),
                     errors, peerFaults::fault, device::newEventLoop, invoked, owner));
         }
-        pollers.forEach(Poller::start);
+        this.pollers = new PollerSet(made, invoked);
+        pollers.start();
         if (owner != null) {
             OwnedRuntimes.enter(this);
         }
@@ -255,50 +257,18 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
     }
 
     /**
-     * One duty cycle of every poller, on the owner thread of an application-driven runtime.
+     * One duty cycle of the caller's pollers, on an owner thread of an application-driven runtime: the only one, or
+     * of several the one the caller claimed.
      *
-     * @throws IllegalStateException when the runtime has poller threads, or the caller is not its owner
+     * @throws IllegalStateException when the runtime has poller threads, or the caller is not an owner
      */
     public int poll() {
-        if (!invoked) {
-            throw new IllegalStateException("this runtime has poller threads; poll() is for pollerThreads(0)");
-        }
-        if (pollers.size() > 1) {
-            return pollOwned();
-        }
-        int work = 0;
-        // By index: an iterator per call is garbage in every spin of a wait unless C2 has compiled this away.
-        for (int i = 0; i < pollers.size(); i++) {
-            work += pollers.get(i).invoke(); // each refuses any thread but the owner, naming it
-        }
-        if (!indexedByOwner) {
+        int work = pollers.poll();
+        if (single && !indexedByOwner) {
             indexedByOwner = true; // only the owner gets here: the thread it was handed over to, on its first poll
             OwnedRuntimes.enter(this);
         }
         return work;
-    }
-
-    /** One duty cycle of each poller the calling thread owns, of several. */
-    private int pollOwned() {
-        Thread caller = Thread.currentThread();
-        int work = 0;
-        boolean owns = false;
-        for (int i = 0; i < pollers.size(); i++) {
-            Poller p = pollers.get(i);
-            if (p.owner() == caller) {
-                owns = true;
-                work += p.invoke();
-            }
-        }
-        if (!owns) {
-            throw notAnOwner();
-        }
-        return work;
-    }
-
-    private IllegalStateException notAnOwner() {
-        return new IllegalStateException("thread '" + Thread.currentThread().getName() + "' drives none of the "
-                + pollers.size() + " pollers of this runtime; a thread claims one with invokedPoller(i).claim()");
     }
 
     /**
@@ -308,43 +278,21 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
      * @throws IllegalStateException when the runtime has poller threads, or the caller owns none of its pollers
      */
     public void awaitWork(long maxNanos) {
-        if (!invoked) {
-            throw new IllegalStateException("this runtime has poller threads; awaitWork() is for pollerThreads(0)");
-        }
-        if (pollers.size() == 1) {
-            pollers.get(0).awaitWork(maxNanos);
-            return;
-        }
-        for (int i = 0; i < pollers.size(); i++) {
-            if (pollers.get(i).owner() == Thread.currentThread()) {
-                pollers.get(i).awaitWork(maxNanos);
-                return;
-            }
-        }
-        throw notAnOwner();
+        pollers.awaitWork(maxNanos);
     }
 
     /** Wakes the owners of an application-driven runtime out of {@link #awaitWork}, or makes their next one return. */
     public void wakeUp() {
-        if (invoked) {
-            pollers.forEach(Poller::wakeup);
-        }
+        pollers.wakeUp();
     }
 
     /**
      * Makes the calling thread the owner of invoked poller {@code index}; see {@code InvokedPoller.claim}.
      *
-     * @throws IllegalStateException when another thread owns it
+     * @throws IllegalStateException when another thread owns it, or the caller drives another of the pollers
      */
     public void claim(int index) {
-        Poller wanted = invokedPoller(index);
-        Poller owned = ownedPoller();
-        if (owned != null && owned != wanted) {
-            // A thread waits on one poller at a time: work for a second could not wake it.
-            throw new IllegalStateException("thread '" + Thread.currentThread().getName() + "' drives "
-                    + owned.name() + " already; each thread drives one of this runtime's pollers");
-        }
-        wanted.claim();
+        pollers.claim(index);
         OwnedRuntimes.enter(this); // its waits on this runtime's futures poll what it owns
     }
 
@@ -355,63 +303,37 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
      * @throws IllegalStateException when the caller is not the poller's owner
      */
     public void closePoller(int index) {
-        Poller p = invokedPoller(index);
-        if (!p.inPollerThread()) {
-            throw new IllegalStateException("only the owner of " + p.name() + " stops it, not thread '"
-                    + Thread.currentThread().getName() + "'");
-        }
-        p.close(closeTimeout);
+        pollers.close(index, closeTimeout);
     }
 
     /** One duty cycle of invoked poller {@code index}, on its owner. */
     public int poll(int index) {
-        return invokedPoller(index).invoke();
+        return pollers.invokedPoller(index).invoke();
     }
 
     /** Blocks the owner of invoked poller {@code index}; see {@link #awaitWork(long)}. */
     public void awaitWork(int index, long maxNanos) {
-        invokedPoller(index).awaitWork(maxNanos);
+        pollers.invokedPoller(index).awaitWork(maxNanos);
     }
 
     /** Wakes the owner of invoked poller {@code index}, or makes its next wait return. */
     public void wakeUp(int index) {
-        invokedPoller(index).wakeup();
+        pollers.invokedPoller(index).wakeup();
     }
 
     /** The owner of invoked poller {@code index}, or null. */
     public Thread owner(int index) {
-        return invokedPoller(index).owner();
-    }
-
-    private Poller invokedPoller(int index) {
-        if (!invoked) {
-            throw new IllegalStateException("this runtime has poller threads; only a pollerThreads(0) runtime has "
-                    + "pollers the application drives");
-        }
-        if (index < 0 || index >= pollers.size()) {
-            throw new IllegalArgumentException("invoked poller " + index + " of 0.." + (pollers.size() - 1));
-        }
-        return pollers.get(index);
+        return pollers.invokedPoller(index).owner();
     }
 
     /**
      * Makes {@code next} the owner of this application-driven runtime; called by the current owner.
      *
-     * @throws IllegalStateException when the runtime has poller threads, or the caller is not its owner
+     * @throws IllegalStateException when the runtime has poller threads or several invoked pollers, or the caller
+     *                               is not its owner
      */
     public void handOver(Thread next) {
-        Objects.requireNonNull(next, "next owner");
-        if (!invoked) {
-            throw new IllegalStateException("this runtime has poller threads; only a pollerThreads(0) runtime has an "
-                    + "owner to hand over");
-        }
-        if (pollers.size() > 1) {
-            throw new IllegalStateException("this runtime's " + pollers.size() + " pollers are each claimed by the "
-                    + "thread that drives it; none is handed over");
-        }
-        for (Poller p : pollers) {
-            p.handOver(next);
-        }
+        pollers.handOver(next);
         indexedByOwner = false;
         OwnedRuntimes.leave(this); // the new owner indexes it when it polls or waits
         LOG.debug("runtime on {} handed over to thread '{}'", providerName, next.getName());
@@ -419,23 +341,12 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
 
     /** The owner thread of an application-driven runtime (of its first poller); null when poller threads drive it. */
     public Thread owner() {
-        return invoked ? pollers.get(0).owner() : null;
+        return pollers.owner();
     }
 
     @Override
     public boolean ownedByCurrentThread() {
-        return ownedPoller() != null;
-    }
-
-    /** The poller the calling thread owns (the first, should it own several), or null. */
-    private Poller ownedPoller() {
-        Thread caller = Thread.currentThread();
-        for (int i = 0; i < pollers.size(); i++) {
-            if (pollers.get(i).owner() == caller) {
-                return pollers.get(i);
-            }
-        }
-        return null;
+        return pollers.owned() != null;
     }
 
     @Override
@@ -461,10 +372,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
 
     /** The runtime's counters now; see {@code RdmaRuntime.metrics}. */
     public RuntimeMetrics metrics() {
-        List<PollerMetrics> duty = new ArrayList<>(pollers.size());
-        for (Poller p : pollers) {
-            duty.add(p.metrics());
-        }
+        List<PollerMetrics> duty = pollers.metrics();
         return new RuntimeMetrics(recorder.operations(), recorder.connects(), recorder.connectFailures(),
                 recorder.accepts(), recorder.rejects(), recorder.peerRefusals(), recorder.peerBackOffs(),
                 recorder.open(), duty, errors.total(), errors.byCause());
@@ -489,7 +397,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        if (invoked && ownedByCurrentThread()) {
+        if (pollers.invoked() && ownedByCurrentThread()) {
             OwnedRuntimes.leave(this);
         }
         for (AutoCloseable r : new ArrayList<>(resources)) {
@@ -497,10 +405,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
                 closeGuarded(r);
             }
         }
-        boolean allStopped = true;
-        for (Poller p : pollers) {
-            allStopped &= p.close(closeTimeout) || p.inPollerThread();
-        }
+        boolean allStopped = pollers.close(closeTimeout);
         // Shared receive queues once their connections ended; regions last: an operation posted while the runtime
         // closed fails as CONNECTION_INVALID, never as a region that vanished under it.
         for (AutoCloseable r : new ArrayList<>(resources)) {
@@ -533,19 +438,10 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
 
     // ------------------------------------------------------------------------------------------- RuntimeOwner
 
-    /**
-     * {@inheritDoc} Of several invoked pollers, the caller's own when it drives one: what its thread starts completes
-     * on it, with no hand-off to another owner's thread.
-     */
+    /** {@inheritDoc} See {@link PollerSet#next()}. */
     @Override
     public PollerProxy nextPoller() {
-        if (invoked && pollers.size() > 1) {
-            Poller own = ownedPoller();
-            if (own != null) {
-                return own.proxy();
-            }
-        }
-        return pollers.get(Math.floorMod(nextPoller.getAndIncrement(), pollers.size())).proxy();
+        return pollers.next();
     }
 
     @Override
@@ -565,7 +461,7 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
 
     @Override
     public Driver driver() {
-        return invoked ? this : null;
+        return pollers.invoked() ? this : null;
     }
 
     @Override
