@@ -14,8 +14,8 @@ import java.nio.ByteBuffer;
 
 /**
  * One CM event as {@code NativeVerbs.getCmEvent} copied it before acknowledging: everything DiSNI's own event
- * drops (status, private data, the peer's read limits). Read-only view over the loop's event buffer; valid until
- * the next event is fetched.
+ * drops (status, private data, the peer's read limits). Read-only view over the loop's event buffer, valid until
+ * the next event is fetched, or over a {@link #copy()} of it.
  */
 final class CmEvent {
     static final int ADDR_RESOLVED = 0;

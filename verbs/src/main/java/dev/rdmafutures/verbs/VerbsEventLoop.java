@@ -38,10 +38,10 @@ final class VerbsEventLoop implements EventLoop {
     private static final int EVENT_CHECK_INTERVAL = 64;
     /** CQ events read per call: one per CQ that fired, and a loop has few CQs. */
     private static final int FIRED_CAPACITY = 16;
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsEventLoop.class);
 
     private final VerbsDevice device;
     private final PollerContext poller;
-    private static final Logger LOG = LoggerFactory.getLogger(VerbsEventLoop.class);
     private final RdmaEventChannel ownChannel;
     /** The native handle of {@link #ownChannel}, where other loops move the connect requests they deal to this one. */
     private final long ownChannelHandle;
@@ -302,34 +302,33 @@ final class VerbsEventLoop implements EventLoop {
 
     /**
      * A connect request {@code origin} dealt to this loop, its id still on the listener's channel; see
-     * {@link #onConnectRequest}. If the id cannot move, the request goes back to {@code origin}.
+     * {@link #onConnectRequest}. If this loop closed meanwhile, or the id cannot move, the request goes back to
+     * {@code origin}; if that loop closed too, nobody answers it.
      */
     private void takeRequest(VerbsEventLoop origin, VerbsListener listener, ListenEvents events, CmEvent request) {
         try {
-            if (closed) { // run by the close that raced with the hand-over: nobody answers it
-                VerbsDevice.destroyQuietly(device.wrapRequestId(request.id(), listener.channel()));
-                return;
-            }
-            int rc = NativeVerbs.migrateId(request.id(), ownChannelHandle);
+            int rc = closed ? -1 : listener.moveRequest(request.id(), ownChannelHandle);
             if (rc == 0) {
                 PassiveHandshake.onConnectRequest(this, listener, events, request, ownChannel);
                 return;
             }
-            LOG.debug("moving the connect request {} to another loop failed (errno {}); its listener's loop takes it",
-                    request, -rc);
+            if (!closed) {
+                LOG.debug("moving the connect request {} to another loop failed (errno {}); its listener's loop "
+                        + "takes it", request, -rc);
+            }
             if (!origin.execute(() -> origin.takeBack(listener, events, request))) {
-                VerbsDevice.destroyQuietly(device.wrapRequestId(request.id(), listener.channel()));
+                listener.destroyRequest(device, request.id());
             }
         } catch (IOException | RuntimeException e) {
             poller.recordError("verbs CM event " + request, e);
         }
     }
 
-    /** A request dealt to another loop whose id could not move there: this, the listener's loop, answers it. */
+    /** A request dealt to another loop that did not take it: this, the listener's loop, answers it. */
     private void takeBack(VerbsListener listener, ListenEvents events, CmEvent request) {
         try {
-            if (closed) {
-                VerbsDevice.destroyQuietly(device.wrapRequestId(request.id(), listener.channel()));
+            if (closed) { // run by this loop's close, which destroyed the listener's channel and the id with it
+                listener.destroyRequest(device, request.id());
                 return;
             }
             PassiveHandshake.onConnectRequest(this, listener, events, request, listener.channel());
@@ -464,7 +463,11 @@ final class VerbsEventLoop implements EventLoop {
             poller.recordError("destroy completion channel", e);
         }
         for (Channel channel : channels) {
-            VerbsDevice.destroyQuietly(channel.channel);
+            if (channel.of != null) {
+                channel.of.destroyChannel(); // in turn with another loop's move of a request still on it
+            } else {
+                VerbsDevice.destroyQuietly(channel.channel);
+            }
         }
         synchronized (wakeupLock) {
             wakeupClosed = true;
@@ -477,7 +480,10 @@ final class VerbsEventLoop implements EventLoop {
         final RdmaEventChannel channel;
         final long handle;
         final int fd;
+        /** The listener until it stops listening; null: our own channel, or a stopped listener's. */
         VerbsListener listener;
+        /** The listener whose channel this is, stopped or not; null for our own. */
+        final VerbsListener of;
         final ListenEvents events;
 
         Channel(RdmaEventChannel channel, VerbsListener listener) {
@@ -489,6 +495,7 @@ final class VerbsEventLoop implements EventLoop {
             this.handle = ((NatObject) channel).getObjId();
             this.fd = NativeVerbs.eventChannelFd(handle);
             this.listener = listener;
+            this.of = listener;
             this.events = events;
         }
     }
