@@ -1,6 +1,7 @@
 package dev.rdmafutures;
 
 import dev.rdmafutures.internal.RuntimeCore;
+import dev.rdmafutures.internal.poller.Poller;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -17,10 +18,13 @@ import java.util.concurrent.TimeUnit;
 public final class InvokedPoller {
     private final RuntimeCore core;
     private final int index;
+    /** Driven directly: an event loop polls it every turn, and the index was validated when the handle was made. */
+    private final Poller poller;
 
     InvokedPoller(RuntimeCore core, int index) {
         this.core = core;
         this.index = index;
+        this.poller = core.invokedPoller(index);
     }
 
     /**
@@ -40,7 +44,7 @@ public final class InvokedPoller {
      * @throws IllegalStateException when the caller is not the owner
      */
     public int poll() {
-        return core.poll(index);
+        return poller.invoke();
     }
 
     /**
@@ -50,12 +54,12 @@ public final class InvokedPoller {
      * @throws IllegalStateException when the caller is not the owner
      */
     public void awaitWork(long timeout, TimeUnit unit) {
-        core.awaitWork(index, unit.toNanos(timeout));
+        poller.awaitWork(unit.toNanos(timeout));
     }
 
     /** Makes the owner's blocked {@link #awaitWork} return at once, or its next one. Thread-safe. */
     public void wakeUp() {
-        core.wakeUp(index);
+        poller.wakeup();
     }
 
     /**
@@ -71,7 +75,7 @@ public final class InvokedPoller {
 
     /** The owner thread; empty until a thread claims the poller. */
     public Optional<Thread> owner() {
-        return Optional.ofNullable(core.owner(index));
+        return Optional.ofNullable(poller.owner());
     }
 
     /** Which of the runtime's invoked pollers this is. */
@@ -81,7 +85,7 @@ public final class InvokedPoller {
 
     @Override
     public String toString() {
-        Thread owner = core.owner(index);
+        Thread owner = poller.owner();
         return "InvokedPoller[" + index + ", " + (owner == null ? "unclaimed" : "driven by " + owner.getName()) + "]";
     }
 }

@@ -217,8 +217,7 @@ public final class RdmaRuntime implements AutoCloseable {
      * @throws IllegalArgumentException when {@code index} is out of range
      */
     public InvokedPoller invokedPoller(int index) {
-        core.owner(index); // validates before a handle is made
-        return new InvokedPoller(core, index);
+        return new InvokedPoller(core, index); // validated as the handle is made
     }
 
     /**

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What stands behind {@code RdmaRuntime}: one provider device, its pollers ({@link PollerSet}: who drives which, and
  * where new work goes), and the resources (listeners, shared endpoints, regions) to release at close. Its parts see it
- * only as a {@link RuntimeOwner}.
+ * only as a {@link RuntimeOwner}. Past 450 lines, mostly Javadoc: each resource it creates is validated and tracked
+ * here, in one place, so that its close releases them in the one order that is safe.
  *
  * <p>An application-driven runtime ({@code pollerThreads(0)}) with one poller has exactly one owner thread at a time:
  * the thread that built it, until the owner hands it over with {@link #handOver(Thread)}. With several
@@ -306,24 +307,14 @@ public final class RuntimeCore implements RuntimeOwner, Driver, AutoCloseable {
         pollers.close(index, closeTimeout);
     }
 
-    /** One duty cycle of invoked poller {@code index}, on its owner. */
-    public int poll(int index) {
-        return pollers.invokedPoller(index).invoke();
-    }
-
-    /** Blocks the owner of invoked poller {@code index}; see {@link #awaitWork(long)}. */
-    public void awaitWork(int index, long maxNanos) {
-        pollers.invokedPoller(index).awaitWork(maxNanos);
-    }
-
-    /** Wakes the owner of invoked poller {@code index}, or makes its next wait return. */
-    public void wakeUp(int index) {
-        pollers.invokedPoller(index).wakeup();
-    }
-
-    /** The owner of invoked poller {@code index}, or null. */
-    public Thread owner(int index) {
-        return pollers.invokedPoller(index).owner();
+    /**
+     * Invoked poller {@code index}, for its handle to drive directly.
+     *
+     * @throws IllegalStateException when the runtime has poller threads
+     * @throws IllegalArgumentException when {@code index} is out of range
+     */
+    public Poller invokedPoller(int index) {
+        return pollers.invokedPoller(index);
     }
 
     /**

@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Sleeping without losing a wake-up: before blocking the poller publishes {@code sleeping}, re-checks its
  * command queue, then blocks; a submitter enqueues, then wakes the event loop only if it saw {@code sleeping}.
+ *
+ * <p>Past 450 lines on purpose: the duty cycle, an invoked poller's ownership (claim, hand-over) and its close share
+ * the owner field and the cycle gate, which a split would have to expose to each part.
  */
 public final class Poller implements PollerContext {
     private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
