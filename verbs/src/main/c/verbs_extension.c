@@ -595,9 +595,11 @@ JNIEXPORT jint EXTENSION(modifySrqLimit)(JNIEnv *env, jclass type, jlong srq, ji
 }
 
 /*
- * Reads the completion events waiting on the channel, without blocking, acknowledging each at once: writes up to
- * `capacity` CQ handles (u64) to `out` and returns their count, or -errno. One call where reading and acknowledging
- * each event took three.
+ * Reads up to `capacity` completion events waiting on the channel, acknowledging each at once: writes the handles of
+ * the CQs that fired (u64 each) to `out` and returns their count, or -errno when the first read failed. The channel
+ * is non-blocking (createCompChannel), so a read finding no event ends the call with EAGAIN, and no poll(2) comes
+ * before each read: the caller's wait found the channel readable already, and asks for no more events than it has
+ * CQs armed, so a loop with one CQ reads once.
  */
 JNIEXPORT jint EXTENSION(getCqEvents)(JNIEnv *env, jclass type, jlong channel, jlong out, jint capacity) {
     if (channel == 0 || out == 0 || capacity <= 0) {
@@ -606,14 +608,14 @@ JNIEXPORT jint EXTENSION(getCqEvents)(JNIEnv *env, jclass type, jlong channel, j
     struct ibv_comp_channel *events = PTR(struct ibv_comp_channel, channel);
     int count = 0;
     while (count < capacity) {
-        int ready = wait_readable(events->fd, 0);
-        if (ready < 0) {
-            return count > 0 ? count : ready;
-        }
         struct ibv_cq *cq;
         void *context;
-        if (ready == 0 || ibv_get_cq_event(events, &cq, &context) != 0) {
-            break;
+        if (ibv_get_cq_event(events, &cq, &context) != 0) {
+            int error = errno;
+            if (count > 0 || error == EAGAIN || error == EWOULDBLOCK) {
+                break;
+            }
+            return -(error != 0 ? error : EIO);
         }
         ibv_ack_cq_events(cq, 1);
         put_u64(PTR(uint8_t, out), count * 8, (uint64_t) HANDLE(cq));

@@ -178,6 +178,11 @@ final class CompletionQueue {
         return poll() > 0;
     }
 
+    /** Whether this CQ was asked for an event that the loop has not read yet. */
+    boolean armed() {
+        return armed;
+    }
+
     /** The loop read and acknowledged an event for this CQ: the next {@link #arm()} asks for one again. */
     void onEvent() {
         armed = false;

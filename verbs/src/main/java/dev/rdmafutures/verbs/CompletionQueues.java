@@ -152,6 +152,20 @@ final class CompletionQueues {
         return false;
     }
 
+    /**
+     * How many CQs are armed: the most completion events the channel can hold, as each armed CQ raises one and is then
+     * disarmed until the next {@link #arm()}. A retired CQ that was armed may raise one more, read at the next wait.
+     */
+    int armedCount() {
+        int armed = 0;
+        for (int i = 0; i < queues.size(); i++) {
+            if (queues.get(i).armed()) {
+                armed++;
+            }
+        }
+        return armed;
+    }
+
     /** The loop read (and acknowledged) a completion event for CQ {@code handle}: it may be armed again. */
     void onEvent(long handle) {
         for (int i = 0; i < queues.size(); i++) {

@@ -361,17 +361,33 @@ final class VerbsEventLoop implements EventLoop {
             }
         }
         if (pollFds.getShort((asyncSlot() + 1) * PollFd.SIZE + PollFd.REVENTS) != 0) {
-            int count;
-            do {
-                count = NativeVerbs.getCqEvents(compChannelHandle, firedAddress, FIRED_CAPACITY);
-                for (int i = 0; i < count; i++) {
-                    completionQueues.onEvent(fired.getLong(i * Long.BYTES));
-                }
-            } while (count == FIRED_CAPACITY);
+            readCqEvents();
         }
         if (pollFds.getShort((asyncSlot() + 2) * PollFd.SIZE + PollFd.REVENTS) != 0) {
             NativeVerbs.drainWakeup(wakeupFd);
         }
+    }
+
+    /**
+     * Reads the completion events the wait found: no more than the CQs armed (each raises one, then waits to be armed
+     * again), so that a loop with one CQ makes one read, not a second that finds nothing. At least one, so that an
+     * event of a CQ retired since it was armed is read too, and the channel does not stay readable under the next wait.
+     */
+    private void readCqEvents() {
+        int expected = Math.max(1, completionQueues.armedCount());
+        int count;
+        do {
+            count = NativeVerbs.getCqEvents(compChannelHandle, firedAddress, Math.min(expected, FIRED_CAPACITY));
+            if (count < 0) {
+                poller.recordError("read completion events", new IOException(
+                        "reading the completion channel's events failed: errno " + -count));
+                return;
+            }
+            for (int i = 0; i < count; i++) {
+                completionQueues.onEvent(fired.getLong(i * Long.BYTES));
+            }
+            expected -= count;
+        } while (count == FIRED_CAPACITY && expected > 0);
     }
 
     /**

@@ -155,8 +155,9 @@ public final class NativeVerbs {
     public static native int layout(long out, int capacity);
 
     /**
-     * Reads the completion events waiting on the channel without blocking, acknowledging each: writes the handles of
-     * up to {@code capacity} CQs that fired (u64 each) to {@code out} and returns their count.
+     * Reads the completion events waiting on the channel (made non-blocking by {@code _createCompChannel}) without
+     * blocking, acknowledging each: writes the handles of up to {@code capacity} CQs that fired (u64 each) to
+     * {@code out} and returns their count, or a negative errno when the first read failed otherwise than finding none.
      */
     public static native int getCqEvents(long compChannel, long out, int capacity);
 
