@@ -69,6 +69,16 @@ def grpc_targets(run, where="host"):
     return out
 
 
+def warm_up(run):
+    """How the run's warm-up ended (runs before GrpcBench measured it have no such fields)."""
+    if "warmUpSeconds" not in run:
+        return ""
+    share = 100 * run["warmUpJitShare"]
+    end = "the JIT had settled" if share <= 5 else "its limit ended it before the JIT settled"
+    return (f" Warm-up: {run['warmUpSeconds']:g} s in {run['warmUpPasses']} passes, the JIT compiling for {share:.1f}% "
+            f"of the last pass's time: {end}.")
+
+
 def grpc_markdown(run, where="host"):
     if run is None:
         return []
@@ -86,7 +96,7 @@ def grpc_markdown(run, where="host"):
              f"server-streaming calls of {run['streamMessages']:,} messages of {run['size']} B under gRPC's flow "
              f"control. Each transport measured {run['seconds']:g} s per benchmark in each of {run['rounds']} rounds "
              "taken in turns (the order reversed every other round); the figures are medians of the rounds. CPU: "
-             "the whole process's user and system time (client and server) per call or message.", "",
+             "the whole process's user and system time (client and server) per call or message." + warm_up(run), "",
              "| transport | unary mean us | p50 us | p99 us | calls/s | CPU us/call | stream msg/s | MB/s | "
              "CPU us/msg | unary means by round | stream rates by round |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -16,6 +16,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -46,8 +47,9 @@ import java.util.function.ToDoubleFunction;
  * <p>The machine is noisy, so the transports take turns: ROUNDS rounds, each measuring every transport for SECONDS
  * per benchmark, the order reversed every other round (a drift penalises every transport alike); each transport's
  * figure is the median of its rounds, and the ratios are of those medians. Before the first round every transport is
- * warmed up, unrecorded, for twice SECONDS per benchmark (3 s at least), and every round's new connection for a
- * quarter of SECONDS. Every call must succeed, or the run fails.
+ * warmed up, unrecorded, for twice SECONDS per benchmark (3 s at least), then in further passes until the JIT has
+ * settled or a limit is reached ({@code -Dbench.warmUpLimitSeconds}, 60 by default; the output and the JSON say which),
+ * and every round's new connection for a quarter of SECONDS. Every call must succeed, or the run fails.
  *
  * <p>Usage: {@code GrpcBench TRANSPORTS SECONDS ROUNDS OUT.json}, TRANSPORTS a comma-separated list of
  * {@code rdma} (soft), {@code verbs}, {@code nio} and {@code epoll} (skipped, and said so in the output, where Netty's
@@ -66,6 +68,16 @@ public final class GrpcBench {
      * tenth of its later rate (the JIT had not compiled gRPC's and Netty's paths yet).
      */
     private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(3);
+    /** Each further warm-up pass, per transport and benchmark. */
+    private static final long WARM_UP_PASS_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /**
+     * The JIT's compile time (summed over its threads) over a pass's time below which the warm-up ends: on this
+     * project's host it falls below it within the first pass or two; in the VM in the first round it was about 0.8.
+     */
+    private static final double JIT_SETTLED_SHARE = 0.05;
+    /** The longest warm-up ({@code -Dbench.warmUpLimitSeconds}): it ends there settled or not, and says so. */
+    private static final long WARM_UP_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(
+            Long.getLong("bench.warmUpLimitSeconds", 60));
 
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
         @Override
@@ -248,13 +260,10 @@ public final class GrpcBench {
         Path out = Path.of(args[3]);
         long[] samples = new long[MAX_SAMPLES];
 
-        long warmUpNanos = Math.max(2 * nanos, WARM_UP_NANOS);
-        for (NettyTransport transport : transports) {
-            try (Setup setup = new Setup(transport)) {
-                unary(setup.channel, warmUpNanos, samples);
-                stream(setup.channel, warmUpNanos);
-            }
-        }
+        WarmUp warmUp = warmUp(transports, Math.max(2 * nanos, WARM_UP_NANOS), samples);
+        System.out.printf(Locale.ROOT, "warm-up %.1f s in %d passes, the JIT compiling %.1f%% of the last%s%n",
+                warmUp.seconds, warmUp.passes, 100 * warmUp.lastJitShare,
+                warmUp.settled() ? "" : " (not settled: the limit ended it)");
         List<List<Unary>> unaries = new ArrayList<>();
         List<List<Stream>> streams = new ArrayList<>();
         for (int i = 0; i < transports.size(); i++) {
@@ -267,7 +276,9 @@ public final class GrpcBench {
                 NettyTransport transport = transports.get(i);
                 try (Setup setup = new Setup(transport)) {
                     unary(setup.channel, nanos / 4, samples); // the new connection's own warm-up
+                    phase(round, transport, "unary");
                     Unary u = unary(setup.channel, nanos, samples);
+                    phase(round, transport, "stream");
                     Stream s = stream(setup.channel, nanos);
                     unaries.get(i).add(u);
                     streams.get(i).add(s);
@@ -281,6 +292,9 @@ public final class GrpcBench {
         StringBuilder json = new StringBuilder();
         json.append("{\"size\": ").append(SIZE).append(", \"streamMessages\": ").append(STREAM_MESSAGES)
                 .append(", \"seconds\": ").append(seconds).append(", \"rounds\": ").append(rounds)
+                .append(", \"warmUpSeconds\": ").append(String.format(Locale.ROOT, "%.1f", warmUp.seconds))
+                .append(", \"warmUpPasses\": ").append(warmUp.passes)
+                .append(", \"warmUpJitShare\": ").append(String.format(Locale.ROOT, "%.3f", warmUp.lastJitShare))
                 .append(", \"skipped\": [");
         for (int i = 0; i < skipped.size(); i++) {
             json.append(i == 0 ? "" : ", ").append('"').append(skipped.get(i).replace("\"", "'")).append('"');
@@ -306,6 +320,54 @@ public final class GrpcBench {
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, json);
         System.out.println("wrote " + out);
+    }
+
+    /**
+     * Warms every transport up, unrecorded: a pass of {@code firstNanos} per benchmark, then passes of
+     * {@link #WARM_UP_PASS_NANOS} while the JIT compiled for more than {@link #JIT_SETTLED_SHARE} of the last pass's
+     * time, until {@link #WARM_UP_LIMIT_NANOS}. Under the RDMA VM's emulated CPU the compilers used a third of the
+     * process's CPU in the first measured round and the rounds' round trips fell fourfold from the first to the fifth
+     * (docs/profiles/2026-11-29-grpc-verbs-vm.md): rounds taken before the JIT settles compare how far each
+     * transport's code is compiled, not the transports.
+     */
+    private static WarmUp warmUp(List<NettyTransport> transports, long firstNanos, long[] samples) throws Exception {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean measurable = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        int passes = 0;
+        double share;
+        long passNanos = firstNanos;
+        do {
+            long passStart = System.nanoTime();
+            long compiled = measurable ? jit.getTotalCompilationTime() : 0;
+            for (NettyTransport transport : transports) {
+                try (Setup setup = new Setup(transport)) {
+                    unary(setup.channel, passNanos, samples);
+                    stream(setup.channel, passNanos);
+                }
+            }
+            passes++;
+            long passMillis = Math.max(1, (System.nanoTime() - passStart) / 1_000_000);
+            share = measurable ? (double) (jit.getTotalCompilationTime() - compiled) / passMillis : 0;
+            passNanos = WARM_UP_PASS_NANOS;
+        } while (share > JIT_SETTLED_SHARE && System.nanoTime() - start < WARM_UP_LIMIT_NANOS);
+        return new WarmUp((System.nanoTime() - start) / 1e9, passes, share);
+    }
+
+    /** How the warm-up ended: its length, its passes and the JIT's share of the last pass's time. */
+    private record WarmUp(double seconds, int passes, double lastJitShare) {
+        boolean settled() {
+            return lastJitShare <= JIT_SETTLED_SHARE;
+        }
+    }
+
+    /**
+     * Announces a measured phase on standard output as it begins, so that a profiler attached from outside (the
+     * scripts in docs/profiles) can take its window inside one benchmark of one transport.
+     */
+    private static void phase(int round, NettyTransport transport, String benchmark) {
+        System.out.printf(Locale.ROOT, "measuring round %d %s %s%n", round, transport.label, benchmark);
+        System.out.flush();
     }
 
     private static <T> double median(List<T> rows, ToDoubleFunction<T> field) {
