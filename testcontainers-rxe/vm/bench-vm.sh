@@ -27,9 +27,9 @@ fi
 if [ "$MODE" = quick ]; then RATE_SIZES="8"; RATE_WINDOWS="16"; RATE_SECONDS=1
 else RATE_SIZES="8 4096"; RATE_WINDOWS="1 16 64"; RATE_SECONDS=2; fi
 # gRPC (GrpcBench, issue 26): the Netty transport on verbs beside Netty NIO over eth0, SECONDS x ROUNDS taken in turns,
-# after a warm-up until the JIT settles, at most GRPC_WARM_UP_LIMIT s (under TCG it takes minutes: the rounds measured
+# after a warm-up until the JIT settles, at most GRPC_WARM_UP_LIMIT s (under TCG about 140 s: the rounds measured
 # the JIT before, docs/profiles/2026-11-29-grpc-verbs-vm.md).
-if [ "$MODE" = quick ]; then GRPC=(1 3); GRPC_WARM_UP_LIMIT=90; else GRPC=(3 5); GRPC_WARM_UP_LIMIT=300; fi
+if [ "$MODE" = quick ]; then GRPC=(1 3); GRPC_WARM_UP_LIMIT=180; else GRPC=(3 5); GRPC_WARM_UP_LIMIT=300; fi
 RATE_WARM_UP=3; PERFTEST_SECONDS=4
 csv() { echo "$*" | tr ' ' ','; }
 # iWARP (siw) connects through rdma_cm only (-R); its listener then shows up as a TCP socket.
