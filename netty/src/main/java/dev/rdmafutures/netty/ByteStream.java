@@ -39,8 +39,6 @@ final class ByteStream implements CompletionCallback {
     private static final int FIN = 1 << 16;
     private static final long SEND = 1L << 32;
     private static final long PROBE = 1L << 33;
-    /** Context bit of a SEND posted with SILENT_SUCCESS. */
-    private static final long SILENT = 1L << 34;
     /**
      * How often the channel calls {@link #probe()}: a peer silent for one to two of these is READ, and the runtime's
      * liveness deadline runs from then. An idle connection costs one small READ per two intervals.
@@ -85,16 +83,6 @@ final class ByteStream implements CompletionCallback {
     /** Something came from the peer since the last {@link #probe()}. */
     private boolean heard;
     private boolean probing;
-    /**
-     * SENDs are posted silent ({@link OperationFlags#SILENT_SUCCESS}) but for one in this many, so that a device
-     * raises one completion per batch, not one per message: on rxe a SEND completes when the peer's acknowledgement
-     * comes, and each completion woke the loop once more per unary call. A silent SEND ends with the next signalled
-     * request of the connection, so a SEND that takes the last free send buffer, the FIN and the READ that settles
-     * them at a close are signalled.
-     */
-    private final int signalInterval;
-    /** Silent SENDs posted since the last signalled request; none may be left behind at a close. */
-    private int silentSinceSignal;
 
     private ByteStream(RdmaRuntime runtime, RdmaConnection connection, StreamSettings local, StreamHello peer,
                        ReceiveRing receives, RegionSlice probeSink, RegisteredBufferAllocator registered,
@@ -115,8 +103,6 @@ final class ByteStream implements CompletionCallback {
         this.readyLengths = new int[receiveDepth];
         this.credits = peer.receiveDepth();
         this.creditThreshold = Math.max(2, receiveDepth / 2);
-        // Silent SENDs are settled at a close by a READ of the peer's probe target; without one, every SEND is signalled.
-        this.signalInterval = peerProbe == null ? 1 : Math.max(1, local.sendDepth() / 2);
     }
 
     /**
@@ -190,20 +176,13 @@ final class ByteStream implements CompletionCallback {
         }
     }
 
-    /**
-     * Sends {@code segments}, the message in {@code slot}, with the credits owed and {@code flags} in its header:
-     * silent unless it is the FIN, takes the last free send buffer, or ends a batch of {@link #signalInterval}.
-     */
+    /** Sends {@code segments}, the message in {@code slot}, with the credits owed and {@code flags} in its header. */
     private void post(int slot, ScatterGatherList segments, int flags) throws IOException {
         sends.putHeader(slot, owed | flags);
         owed = 0;
         credits--;
-        boolean silent = flags == 0 && sends.hasFree() && silentSinceSignal + 1 < signalInterval;
-        Status status = connection.send(segments, silent ? OperationFlags.SILENT_SUCCESS : OperationFlags.NONE, this,
-                SEND | (silent ? SILENT : 0) | slot);
-        if (status == Status.SUCCESS) {
-            silentSinceSignal = silent ? silentSinceSignal + 1 : 0;
-        } else {
+        Status status = connection.send(segments, OperationFlags.NONE, this, SEND | slot);
+        if (status != Status.SUCCESS) {
             credits++;
             owed = sends.header(slot) & CREDIT_MASK; // nothing left: the credits are still owed
             sendEnded(slot); // a close waiting for this slot goes on
@@ -265,7 +244,6 @@ final class ByteStream implements CompletionCallback {
         }
         if (connection.read(probeSink, peerProbe, 0, OperationFlags.NONE, this, PROBE) == Status.SUCCESS) {
             probing = true; // refused (the connection is ending, the initiator queue full of the application's): skip
-            silentSinceSignal = 0;
         }
     }
 
@@ -387,19 +365,6 @@ final class ByteStream implements CompletionCallback {
         closing = true;
         if (sends.allFree()) {
             disconnect();
-        } else if (silentSinceSignal > 0) {
-            settleSilentSends();
-        }
-    }
-
-    /**
-     * READs the peer's probe target so that the silent SENDs before it end with it: the close waits for them. A READ
-     * the connection refuses leaves them to the requests that fill its initiator queue, or to the connection's end.
-     */
-    private void settleSilentSends() {
-        if (connection.read(probeSink, peerProbe, 0, OperationFlags.NONE, this, PROBE) == Status.SUCCESS) {
-            probing = true;
-            silentSinceSignal = 0;
         }
     }
 
