@@ -74,9 +74,11 @@ def warm_up(run):
     if "warmUpSeconds" not in run:
         return ""
     share = 100 * run["warmUpJitShare"]
-    end = "the JIT had settled" if share <= 5 else "its limit ended it before the JIT settled"
+    settled = run.get("warmUpSettled")  # GrpcBench's verdict; runs of daa6d56 recorded only the share
+    end = "" if settled is None else (": the JIT had settled" if settled
+                                      else ": its limit ended it before the JIT settled")
     return (f" Warm-up: {run['warmUpSeconds']:g} s in {run['warmUpPasses']} passes, the JIT compiling for {share:.1f}% "
-            f"of the last pass's time: {end}.")
+            f"of the last pass's time{end}.")
 
 
 def grpc_markdown(run, where="host"):

@@ -295,6 +295,7 @@ public final class GrpcBench {
                 .append(", \"warmUpSeconds\": ").append(String.format(Locale.ROOT, "%.1f", warmUp.seconds))
                 .append(", \"warmUpPasses\": ").append(warmUp.passes)
                 .append(", \"warmUpJitShare\": ").append(String.format(Locale.ROOT, "%.3f", warmUp.lastJitShare))
+                .append(", \"warmUpSettled\": ").append(warmUp.settled())
                 .append(", \"skipped\": [");
         for (int i = 0; i < skipped.size(); i++) {
             json.append(i == 0 ? "" : ", ").append('"').append(skipped.get(i).replace("\"", "'")).append('"');
