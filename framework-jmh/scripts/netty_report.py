@@ -109,10 +109,12 @@ def grpc_markdown(run, where="host"):
                      f"{s['megabytesPerSecond']:.1f} | {s['cpuMicrosPerMessage']:.2f} | "
                      f"{', '.join(f'{v:.1f}' for v in u['roundsMeanMicros'])} | "
                      f"{', '.join(f'{v:.0f}' for v in s['roundsMessagesPerSecond'])} |")
-    ours = t.get(label)
-    short = ours_name.split()[0]
-    for base in ("nio", "epoll"):
-        if ours and base in t:
+    for ours_label in [x for x in t if x == label or x.startswith(label + "-")]:  # the default, then "-blocking"
+        ours = t[ours_label]
+        short = ours_name.split()[0] + ours_label[len(label):]
+        for base in ("nio", "epoll"):
+            if base not in t:
+                continue
             b = t[base]
             lines.append(f"| {short}/{base} | {ours['unary']['meanMicros'] / b['unary']['meanMicros']:.2f}x | "
                          f"{ours['unary']['p50Micros'] / b['unary']['p50Micros']:.2f}x | "
@@ -124,8 +126,11 @@ def grpc_markdown(run, where="host"):
                          f"{rounds_text(paired_ratios(ours, b, 'stream'))} |")
     for skipped in run.get("skipped", []):
         lines.append(f"\nNot measured: {skipped}")
-    return lines + ["", f"{short}/base: for latency and CPU lower is better, for messages per second higher; the last two "
-                     "columns give each round's ratio (both sides measured in that round), in round order.", ""]
+    return lines + ["", "ours/base: for latency and CPU lower is better, for messages per second higher; the last two "
+                     "columns give each round's ratio (both sides measured in that round), in round order. "
+                     f"{ours_name.split()[0]}: the group's default idle strategy (BACKOFF: a loop polls for a few "
+                     "hundred turns before it blocks); -blocking: loops that block as soon as they are idle, as "
+                     "Netty's own do.", ""]
 
 
 # Bytes per message the transport may allocate beyond the least of Netty's own transports: the counters are exact,

@@ -26,9 +26,9 @@ fi
 # both devices' queues; a READ window is also the outstanding reads, at most 128 on rxe and siw).
 if [ "$MODE" = quick ]; then RATE_SIZES="8"; RATE_WINDOWS="16"; RATE_SECONDS=1
 else RATE_SIZES="8 4096"; RATE_WINDOWS="1 16 64"; RATE_SECONDS=2; fi
-# gRPC (GrpcBench, issue 26): the Netty transport on verbs beside Netty NIO over eth0, SECONDS x ROUNDS taken in turns,
-# after a warm-up until the JIT settles, at most GRPC_WARM_UP_LIMIT s (under TCG about 140 s: the rounds measured
-# the JIT before, docs/profiles/2026-11-29-grpc-verbs-vm.md).
+# gRPC (GrpcBench, issue 26): the Netty transport on verbs (default and blocking loops) beside Netty NIO over eth0,
+# SECONDS x ROUNDS taken in turns, after a warm-up until the JIT settles, at most GRPC_WARM_UP_LIMIT s (under TCG about
+# 140 s: the rounds measured the JIT before, docs/profiles/2026-11-29-grpc-verbs-vm.md).
 if [ "$MODE" = quick ]; then GRPC=(1 3); GRPC_WARM_UP_LIMIT=180; else GRPC=(3 5); GRPC_WARM_UP_LIMIT=300; fi
 RATE_WARM_UP=3; PERFTEST_SECONDS=4
 csv() { echo "$*" | tr ' ' ','; }
@@ -152,8 +152,9 @@ java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.war
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$JAR" dev.rdmafutures.jmh.MessageRate READ,WRITE,SEND "$(csv $RATE_SIZES)" "$(csv $RATE_WINDOWS)" 1 \
   "$RATE_SECONDS" "$OUT/msgrate-$DEV.json"
-# gRPC over the Netty transport on verbs beside Netty NIO, both at eth0's address in this boot: the issue's ratios.
+# gRPC over the Netty transport on verbs (its default loops, and loops that block at once) beside Netty NIO, all at
+# eth0's address in this boot: the issue's ratios.
 java_run grpc $FLAGS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dbench.warmUpLimitSeconds=$GRPC_WARM_UP_LIMIT \
   -cp "$JAR" dev.rdmafutures.jmh.GrpcBench \
-  verbs,nio "${GRPC[0]}" "${GRPC[1]}" "$OUT/grpc-$DEV.json"
+  verbs,verbs_blocking,nio "${GRPC[0]}" "${GRPC[1]}" "$OUT/grpc-$DEV.json"
 exit $status

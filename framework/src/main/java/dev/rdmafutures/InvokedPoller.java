@@ -57,6 +57,20 @@ public final class InvokedPoller {
         poller.awaitWork(unit.toNanos(timeout));
     }
 
+    /**
+     * For an owner that waits itself (an event loop with tasks of its own to watch): the runtime's
+     * {@linkplain RdmaRuntime.Builder#idleStrategy idle strategy} after a {@link #poll()} that did {@code work}, short
+     * of blocking. It spins or yields and returns true, and the owner polls again (after a look at its own queue); or
+     * it returns false where the strategy blocks, and the owner calls {@link #awaitWork}. {@link IdleStrategy#BLOCKING}
+     * always returns false (the wait returns at once while there is work); {@link IdleStrategy#BACKOFF} returns false
+     * after a run of idle polls; the others never.
+     *
+     * @throws IllegalStateException when the caller is not the owner
+     */
+    public boolean idleWithoutBlocking(int work) {
+        return poller.idleWithoutBlocking(work);
+    }
+
     /** Makes the owner's blocked {@link #awaitWork} return at once, or its next one. Thread-safe. */
     public void wakeUp() {
         poller.wakeup();

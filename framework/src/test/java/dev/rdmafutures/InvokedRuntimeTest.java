@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** A runtime the application drives itself (pollerThreads(0), Agrona's AgentInvoker model). */
 class InvokedRuntimeTest {
@@ -245,6 +247,46 @@ class InvokedRuntimeTest {
         } finally {
             other.shutdownNow();
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(IdleStrategy.class)
+    void idleWithoutBlockingTakesTheIdleStrategysStepsShortOfBlocking(IdleStrategy strategy) throws Exception {
+        try (RdmaRuntime runtime = RdmaRuntime.builder().pollerThreads(0).idleStrategy(strategy)
+                .threadNamePrefix("invoked-test-idle").build()) {
+            InvokedPoller owned = runtime.invokedPoller(0);
+            int firstRun = idleStepsBeforeBlocking(owned);
+            switch (strategy) {
+                case BLOCKING -> assertThat(firstRun).isZero(); // its wait returns at once while there is work
+                case BACKOFF -> {
+                    assertThat(firstRun).isBetween(1, IDLE_STEP_LIMIT - 1);
+                    assertThat(owned.idleWithoutBlocking(0)).as("still idle: blocks again").isFalse();
+                    assertThat(owned.idleWithoutBlocking(1)).as("a poll that did work").isTrue();
+                    assertThat(idleStepsBeforeBlocking(owned)).as("a new run of idle polls").isEqualTo(firstRun);
+                }
+                case BUSY_SPIN, YIELD -> assertThat(firstRun).isEqualTo(IDLE_STEP_LIMIT);
+            }
+            ExecutorService other = Executors.newSingleThreadExecutor();
+            try {
+                Future<?> foreign = other.submit(() -> owned.idleWithoutBlocking(0));
+                assertThatThrownBy(() -> foreign.get(10, TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(IllegalStateException.class);
+            } finally {
+                other.shutdownNow();
+            }
+        }
+        assertThatThrownBy(() -> server.invokedPoller(0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    private static final int IDLE_STEP_LIMIT = 10_000;
+
+    /** How many idle steps the strategy takes before it would block, up to {@link #IDLE_STEP_LIMIT}. */
+    private static int idleStepsBeforeBlocking(InvokedPoller poller) {
+        int steps = 0;
+        while (steps < IDLE_STEP_LIMIT && poller.idleWithoutBlocking(0)) {
+            steps++;
+        }
+        return steps;
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.rdmafutures.jmh;
 
+import dev.rdmafutures.IdleStrategy;
+import dev.rdmafutures.RdmaRuntime;
 import dev.rdmafutures.netty.RdmaEventLoopGroup;
 import dev.rdmafutures.netty.RdmaServerSocketChannel;
 import dev.rdmafutures.netty.RdmaSocketChannel;
@@ -21,13 +23,20 @@ import java.util.function.Supplier;
 
 /**
  * The Netty transports the Netty benchmarks compare: RdmaFutures' on {@code soft} ({@code rdma}) and on {@code verbs}
- * ({@code verbs}: the device {@code -Dbench.device} names, inside the RDMA VM), Netty's NIO and Netty's epoll; each its
+ * ({@code verbs}: the device {@code -Dbench.device} names, inside the RDMA VM), each with the group's default idle strategy
+ * and with loops that block at once ({@code rdma_blocking}, {@code verbs_blocking}), Netty's NIO and Netty's epoll; each its
  * server and client channel classes and an event loop group of one thread.
  */
 enum NettyTransport {
     RDMA("rdma-soft", RdmaServerSocketChannel.class, RdmaSocketChannel.class, () -> new RdmaEventLoopGroup(1)),
-    VERBS("rdma-verbs", RdmaServerSocketChannel.class, RdmaSocketChannel.class, () -> new RdmaEventLoopGroup(1,
-            runtime -> runtime.provider("verbs").providerOption("verbs.device", System.getProperty("bench.device")))),
+    /** {@code rdma} whose loops block as soon as they are idle ({@link IdleStrategy#BLOCKING}), as Netty's do. */
+    RDMA_BLOCKING("rdma-soft-blocking", RdmaServerSocketChannel.class, RdmaSocketChannel.class,
+            () -> new RdmaEventLoopGroup(1, runtime -> runtime.idleStrategy(IdleStrategy.BLOCKING))),
+    VERBS("rdma-verbs", RdmaServerSocketChannel.class, RdmaSocketChannel.class,
+            () -> new RdmaEventLoopGroup(1, runtime -> verbs(runtime))),
+    /** {@code verbs} whose loops block as soon as they are idle. */
+    VERBS_BLOCKING("rdma-verbs-blocking", RdmaServerSocketChannel.class, RdmaSocketChannel.class,
+            () -> new RdmaEventLoopGroup(1, runtime -> verbs(runtime).idleStrategy(IdleStrategy.BLOCKING))),
     NIO("nio", NioServerSocketChannel.class, NioSocketChannel.class,
             () -> new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory())),
     EPOLL("epoll", EpollServerSocketChannel.class, EpollSocketChannel.class,
@@ -44,6 +53,10 @@ enum NettyTransport {
         this.serverChannel = serverChannel;
         this.clientChannel = clientChannel;
         this.group = group;
+    }
+
+    private static RdmaRuntime.Builder verbs(RdmaRuntime.Builder runtime) {
+        return runtime.provider("verbs").providerOption("verbs.device", System.getProperty("bench.device"));
     }
 
     /**

@@ -38,7 +38,11 @@ public final class RdmaEventLoopGroup extends MultiThreadIoEventLoopGroup {
     /**
      * {@code threads} event loops whose runtime {@code configuration} sets up, once, on the thread of the loop that
      * starts first. {@code pollerThreads} and {@code invokedPollers} are the group's to set (0, and one per loop); set
-     * no {@code completionExecutor} (see {@link RdmaIoHandler#newFactory(Consumer)}).
+     * no {@code completionExecutor} (see {@link RdmaIoHandler#newFactory(Consumer)}). Its {@code idleStrategy}
+     * decides how an idle loop waits: by default ({@code BACKOFF}) it polls the provider between looks at its task
+     * queue for a few hundred turns, then blocks until I/O or a task (a reply that comes meanwhile costs no wake-up);
+     * {@code BLOCKING} blocks at once, as Netty's own loops do (least CPU); {@code BUSY_SPIN} and {@code YIELD} never
+     * block.
      *
      * @throws IllegalArgumentException when {@code threads} is not 0..64, 64 being the most pollers a runtime has (0:
      *     Netty's default number of loops, at most 64)

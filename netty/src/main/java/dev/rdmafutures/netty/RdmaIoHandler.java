@@ -26,10 +26,11 @@ import java.util.function.Consumer;
 /**
  * Netty 4.2's {@link IoHandler} for RDMA: each event loop drives one poller of an application-driven
  * {@link RdmaRuntime} ({@code pollerThreads(0)}), claimed on the loop's thread, and every {@link #run} is one of its
- * duty cycles, after a wait when the loop has no task. So the poller's completions, connection events and the
- * channels' pipelines all run on that one thread, with no hand-off per message; the wait, in
- * {@link InvokedPoller#awaitWork}, lasts until the provider has work, a task arrives ({@link #wakeup()}), or Netty's
- * next scheduled task is due.
+ * duty cycles. So the poller's completions, connection events and the channels' pipelines all run on that one thread,
+ * with no hand-off per message. A loop with no task follows the runtime's idle strategy
+ * ({@link InvokedPoller#idleWithoutBlocking}): it polls again after a spin or a yield, or, where the strategy blocks,
+ * it waits in {@link InvokedPoller#awaitWork} until the provider has work, a task arrives ({@link #wakeup()}), or
+ * Netty's next scheduled task is due.
  *
  * <p>The loops of an {@link RdmaEventLoopGroup} share one runtime, a poller each ({@link GroupRuntime});
  * {@link #newFactory(Consumer)} serves a {@code MultiThreadIoEventLoopGroup} of one's own, with a runtime per loop.
@@ -49,6 +50,8 @@ public final class RdmaIoHandler implements IoHandler {
      * ones, and every task while the loop is awake (it looks at its queue before it waits), cost no system call.
      */
     private final AtomicBoolean waiting = new AtomicBoolean();
+    /** What this loop's last poll did: the idle strategy counts idle polls from it. Loop thread only. */
+    private int lastWork;
     /** The default allocator of this loop's channels, over memory its runtime registered. */
     private volatile RegisteredBufferAllocator allocator;
     /** The liveness probes' bytes: the target peers READ, then this loop's sink; see {@link #probeTarget()}. */
@@ -90,7 +93,9 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public int run(IoHandlerContext context) {
         InvokedPoller p = poller;
-        if (context.canBlock()) {
+        // The runtime's idle strategy first: it may spin or yield between polls, and Netty looks at its task queue
+        // between them, so a task waits for no wake-up; where it would block, the loop waits below.
+        if (context.canBlock() && !p.idleWithoutBlocking(lastWork)) {
             // Published before the tasks are looked at again: a task queued before this is seen by canBlock() below,
             // and one queued after it finds the flag set and wakes the wait.
             waiting.set(true);
@@ -105,7 +110,8 @@ public final class RdmaIoHandler implements IoHandler {
                 waiting.lazySet(false); // awake: a waker that still sees the flag only costs one spare turn
             }
         }
-        return p.poll();
+        lastWork = p.poll();
+        return lastWork;
     }
 
     /**

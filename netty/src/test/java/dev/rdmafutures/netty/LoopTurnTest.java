@@ -2,6 +2,7 @@ package dev.rdmafutures.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rdmafutures.IdleStrategy;
 import dev.rdmafutures.PollerMetrics;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -15,15 +16,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A loop's turn when its channels wait for their peers: it waits, then polls what the wait found, and polls nothing
- * before the wait only to find nothing (on soft such a poll reads every busy socket in vain).
+ * A loop's turn when its channels wait for their peers. Blocking (the group's default), it waits, then polls what the
+ * wait found, and polls nothing before the wait only to find nothing (on soft such a poll reads every busy socket in
+ * vain). With a spinning idle strategy it polls between looks at its task queue, and with {@code BACKOFF} it still
+ * blocks once idle.
  */
 class LoopTurnTest {
     private static final int ROUND_TRIPS = 2_000;
-    private final EventLoopGroup serverLoop = new RdmaEventLoopGroup(1);
-    private final EventLoopGroup clientLoop = new RdmaEventLoopGroup(1);
+    private EventLoopGroup serverLoop;
+    private EventLoopGroup clientLoop;
+    private RdmaSocketChannel accepted;
+    private RdmaSocketChannel connected;
 
     @AfterEach
     void stop() throws Exception {
@@ -33,6 +40,40 @@ class LoopTurnTest {
 
     @Test
     void aPingPongBetweenTwoLoopsRunsNoDutyCycleThatFindsNothing() throws Exception {
+        connect(IdleStrategy.BLOCKING);
+        PollerMetrics serverBefore = cycles(accepted);
+        PollerMetrics clientBefore = cycles(connected);
+
+        pingPong();
+
+        // Every turn of a loop here waits, then polls: what woke it was bytes (work) or this thread's task (one
+        // idle cycle per snapshot), or a timer (a few a second). A poll before each wait would idle once per round
+        // trip.
+        assertThat(idleCycles(serverBefore, cycles(accepted))).isLessThan(ROUND_TRIPS / 10);
+        assertThat(idleCycles(clientBefore, cycles(connected))).isLessThan(ROUND_TRIPS / 10);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = IdleStrategy.class, names = {"BACKOFF", "BUSY_SPIN"})
+    void aLoopThatSpinsBeforeItBlocksBlocksOnceIdleUnlessItNeverBlocks(IdleStrategy strategy) throws Exception {
+        connect(strategy);
+        pingPong();
+
+        // Idle now. A blocked loop turns once per snapshot (the snapshot's own task); a spinning one thousands of
+        // times in the 20 ms between two snapshots. BUSY_SPIN is the control that the measure tells them apart.
+        boolean blocked = false;
+        for (int attempt = 0; attempt < 50 && !blocked; attempt++) {
+            PollerMetrics before = cycles(accepted);
+            Thread.sleep(20); // real time for a spinning loop to spin in: what is measured is that it does not
+            blocked = cycles(accepted).dutyCycles() - before.dutyCycles() <= 2;
+        }
+        assertThat(blocked).as("the idle %s loop ended up blocked", strategy)
+                .isEqualTo(strategy == IdleStrategy.BACKOFF);
+    }
+
+    private void connect(IdleStrategy strategy) throws Exception {
+        serverLoop = new RdmaEventLoopGroup(1, runtime -> runtime.idleStrategy(strategy));
+        clientLoop = new RdmaEventLoopGroup(1, runtime -> runtime.idleStrategy(strategy));
         CompletableFuture<Channel> child = new CompletableFuture<>();
         Channel server = new ServerBootstrap().group(serverLoop).channel(RdmaServerSocketChannel.class)
                 .childHandler(new ChannelInboundHandlerAdapter() {
@@ -47,37 +88,30 @@ class LoopTurnTest {
                     }
                 })
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        Channel client = new Bootstrap().group(clientLoop).channel(RdmaSocketChannel.class)
-                .handler(new ChannelInboundHandlerAdapter() {
-                    private int roundTrips;
-
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ((ByteBuf) msg).release();
-                        if (++roundTrips < ROUND_TRIPS) {
-                            ctx.writeAndFlush(ctx.alloc().buffer(8).writeLong(roundTrips));
-                        } else {
-                            done.complete(null);
-                        }
-                    }
-                })
+        connected = (RdmaSocketChannel) new Bootstrap().group(clientLoop).channel(RdmaSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter())
                 .connect(server.localAddress()).sync().channel();
-        RdmaSocketChannel accepted = (RdmaSocketChannel) child.get(10, TimeUnit.SECONDS);
-        RdmaSocketChannel connected = (RdmaSocketChannel) client;
-        PollerMetrics serverBefore = cycles(accepted);
-        PollerMetrics clientBefore = cycles(connected);
+        accepted = (RdmaSocketChannel) child.get(10, TimeUnit.SECONDS);
+    }
 
-        client.writeAndFlush(client.alloc().buffer(8).writeLong(0)).sync();
+    /** {@link #ROUND_TRIPS} round trips of 8 bytes, one at a time. */
+    private void pingPong() throws Exception {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        connected.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            private int roundTrips;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ((ByteBuf) msg).release();
+                if (++roundTrips < ROUND_TRIPS) {
+                    ctx.writeAndFlush(ctx.alloc().buffer(8).writeLong(roundTrips));
+                } else {
+                    done.complete(null);
+                }
+            }
+        });
+        connected.writeAndFlush(connected.alloc().buffer(8).writeLong(0)).sync();
         done.get(30, TimeUnit.SECONDS);
-
-        // Every turn of a loop here waits, then polls: what woke it was bytes (work) or this thread's task (one
-        // idle cycle per snapshot), or a timer (a few a second). A poll before each wait would idle once per round
-        // trip.
-        assertThat(idleCycles(serverBefore, cycles(accepted))).isLessThan(ROUND_TRIPS / 10);
-        assertThat(idleCycles(clientBefore, cycles(connected))).isLessThan(ROUND_TRIPS / 10);
-        client.close().sync();
-        server.close().sync();
     }
 
     /** The loop's duty cycles, read on the loop. */

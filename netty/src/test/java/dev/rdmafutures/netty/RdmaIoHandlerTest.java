@@ -2,24 +2,28 @@ package dev.rdmafutures.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rdmafutures.IdleStrategy;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The loop's waits: a task from another thread always ends one, however the loop's own selections fell. */
 class RdmaIoHandlerTest {
-    private final EventLoopGroup group = new RdmaEventLoopGroup(1);
+    private EventLoopGroup group;
 
     @AfterEach
     void stop() throws Exception {
         group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
     }
 
-    @Test
-    void everyTaskFromAnotherThreadWakesALoopWhoseNextDeadlineIsAnHourAway() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = IdleStrategy.class, names = {"BACKOFF", "BLOCKING"})
+    void everyTaskFromAnotherThreadWakesALoopWhoseNextDeadlineIsAnHourAway(IdleStrategy strategy) throws Exception {
+        group = new RdmaEventLoopGroup(1, runtime -> runtime.idleStrategy(strategy));
         EventLoop loop = group.next();
         loop.schedule(() -> { }, 1, TimeUnit.HOURS); // the loop's waits last until a wake-up
         for (int i = 0; i < 2_000; i++) {

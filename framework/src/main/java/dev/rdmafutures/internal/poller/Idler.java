@@ -11,6 +11,13 @@ abstract class Idler {
 
     abstract void idle(int workCount);
 
+    /**
+     * The strategy's step after a cycle that did {@code workCount}, short of blocking, for a loop that blocks itself
+     * (it has a queue of its own to watch): spins or yields and returns true, or returns false where the strategy
+     * would block now.
+     */
+    abstract boolean idleWithoutBlocking(int workCount);
+
     static Idler of(IdleStrategy strategy, Blocker blocker) {
         return switch (strategy) {
             case BUSY_SPIN -> new Idler() {
@@ -20,6 +27,12 @@ abstract class Idler {
                         Thread.onSpinWait();
                     }
                 }
+
+                @Override
+                boolean idleWithoutBlocking(int workCount) {
+                    idle(workCount);
+                    return true;
+                }
             };
             case YIELD -> new Idler() {
                 @Override
@@ -27,6 +40,12 @@ abstract class Idler {
                     if (workCount == 0) {
                         Thread.yield();
                     }
+                }
+
+                @Override
+                boolean idleWithoutBlocking(int workCount) {
+                    idle(workCount);
+                    return true;
                 }
             };
             case BACKOFF -> new Backoff(blocker);
@@ -36,6 +55,11 @@ abstract class Idler {
                     if (workCount == 0) {
                         blocker.block(MAX_BLOCK_NANOS);
                     }
+                }
+
+                @Override
+                boolean idleWithoutBlocking(int workCount) {
+                    return false; // the caller's wait returns at once while there is work
                 }
             };
         };
@@ -57,18 +81,30 @@ abstract class Idler {
 
         @Override
         void idle(int workCount) {
-            if (workCount > 0) {
-                idleCycles = 0;
-                return;
-            }
-            int n = idleCycles++;
-            if (n < SPINS) {
-                Thread.onSpinWait();
-            } else if (n < SPINS + YIELDS) {
-                Thread.yield();
-            } else {
+            if (!idleWithoutBlocking(workCount)) {
                 blocker.block(MAX_BLOCK_NANOS);
             }
+        }
+
+        @Override
+        boolean idleWithoutBlocking(int workCount) {
+            if (workCount > 0) {
+                idleCycles = 0;
+                return true;
+            }
+            int n = idleCycles;
+            if (n < SPINS + YIELDS) {
+                idleCycles = n + 1;
+            }
+            if (n < SPINS) {
+                Thread.onSpinWait();
+                return true;
+            }
+            if (n < SPINS + YIELDS) {
+                Thread.yield();
+                return true;
+            }
+            return false;
         }
     }
 }

@@ -146,6 +146,20 @@ public final class Poller implements PollerContext {
         }
     }
 
+    /**
+     * The idle strategy's step after an invoked poller's cycle that did {@code workCount}, short of blocking: spins or
+     * yields and returns true, or returns false where the strategy blocks, and the owner then calls
+     * {@link #awaitWork}.
+     *
+     * @throws IllegalStateException naming the owner, on any other thread or on a threaded poller
+     */
+    public boolean idleWithoutBlocking(int workCount) {
+        if (thread != null || Thread.currentThread() != owner) {
+            throw notOwner();
+        }
+        return idler.idleWithoutBlocking(workCount);
+    }
+
     /** Makes a blocked or the next {@link #awaitWork} return at once. Thread-safe. */
     public void wakeup() {
         loop.wakeup();
