@@ -1,8 +1,9 @@
 package dev.rdmafutures;
 
 /**
- * How a poller thread waits when a duty cycle found no work (Agrona's idle strategies, plus a blocking wait on the
- * provider's event source).
+ * How a poller waits when a duty cycle found no work (Agrona's idle strategies, plus a blocking wait on the provider's
+ * event source): a poller thread after every cycle; an application-driven poller only where its owner asks
+ * ({@link InvokedPoller#idleWithoutBlocking}), as the Netty transport's event loops do.
  */
 public enum IdleStrategy {
     /** Spin on the CPU: lowest latency, one core per poller at 100%. */

@@ -335,7 +335,10 @@ public final class RdmaRuntime implements AutoCloseable {
             return this;
         }
 
-        /** How pollers wait when idle. */
+        /**
+         * How pollers wait when idle: poller threads always; invoked pollers where their owners ask
+         * ({@link InvokedPoller#idleWithoutBlocking}).
+         */
         public Builder idleStrategy(IdleStrategy strategy) {
             this.idleStrategy = Objects.requireNonNull(strategy, "idleStrategy");
             return this;

@@ -52,8 +52,8 @@ import java.util.function.ToDoubleFunction;
  * and every round's new connection for a quarter of SECONDS. Every call must succeed, or the run fails.
  *
  * <p>Usage: {@code GrpcBench TRANSPORTS SECONDS ROUNDS OUT.json}, TRANSPORTS a comma-separated list of
- * {@code rdma} (soft), {@code verbs}, {@code nio} and {@code epoll} (skipped, and said so in the output, where Netty's
- * epoll is not available).
+ * {@code rdma} (soft), {@code rdma_blocking}, {@code verbs}, {@code verbs_blocking}, {@code nio} and {@code epoll}
+ * (skipped, and said so in the output, where Netty's epoll is not available); see {@link NettyTransport}.
  */
 public final class GrpcBench {
     static final int SIZE = 1024;

@@ -50,8 +50,8 @@ public final class RdmaIoHandler implements IoHandler {
      * ones, and every task while the loop is awake (it looks at its queue before it waits), cost no system call.
      */
     private final AtomicBoolean waiting = new AtomicBoolean();
-    /** What this loop's last poll did: the idle strategy counts idle polls from it. Loop thread only. */
-    private int lastWork;
+    /** Whether a poll did work since the idle strategy's last step, which then starts a new run. Loop thread only. */
+    private boolean workedSinceIdleStep;
     /** The default allocator of this loop's channels, over memory its runtime registered. */
     private volatile RegisteredBufferAllocator allocator;
     /** The liveness probes' bytes: the target peers READ, then this loop's sink; see {@link #probeTarget()}. */
@@ -94,24 +94,36 @@ public final class RdmaIoHandler implements IoHandler {
     public int run(IoHandlerContext context) {
         InvokedPoller p = poller;
         // The runtime's idle strategy first: it may spin or yield between polls, and Netty looks at its task queue
-        // between them, so a task waits for no wake-up; where it would block, the loop waits below.
-        if (context.canBlock() && !p.idleWithoutBlocking(lastWork)) {
+        // between them, so a task waits for no wake-up; where it would block, the loop waits below. It hears of work
+        // done in turns that had tasks too, as a poller thread's strategy hears of every cycle's.
+        if (context.canBlock() && !idleWithoutBlocking(p)) {
             // Published before the tasks are looked at again: a task queued before this is seen by canBlock() below,
             // and one queued after it finds the flag set and wakes the wait.
             waiting.set(true);
             try {
                 if (context.canBlock()) {
-                    // Wait first and poll once after, as Netty's own loops select: a poll before the wait would look
-                    // at the sockets or queues the wait looks at anyway. The wait returns at once when the runtime
-                    // already has work: operations handed to it, a deadline due, completions or bytes ready.
+                    // Wait, then poll once after, as Netty's own loops select (BLOCKING waits at once: a poll before
+                    // the wait would look at the sockets or queues the wait looks at anyway). The wait returns at once
+                    // when the runtime already has work: operations handed to it, a deadline due, completions or
+                    // bytes ready.
                     p.awaitWork(context.delayNanos(System.nanoTime()), TimeUnit.NANOSECONDS);
                 }
             } finally {
                 waiting.lazySet(false); // awake: a waker that still sees the flag only costs one spare turn
             }
         }
-        lastWork = p.poll();
-        return lastWork;
+        int work = p.poll();
+        if (work > 0) {
+            workedSinceIdleStep = true;
+        }
+        return work;
+    }
+
+    /** The idle strategy's step, told whether any poll did work since its last step. */
+    private boolean idleWithoutBlocking(InvokedPoller p) {
+        boolean worked = workedSinceIdleStep;
+        workedSinceIdleStep = false;
+        return p.idleWithoutBlocking(worked ? 1 : 0);
     }
 
     /**

@@ -20,10 +20,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A loop's turn when its channels wait for their peers. Blocking (the group's default), it waits, then polls what the
- * wait found, and polls nothing before the wait only to find nothing (on soft such a poll reads every busy socket in
- * vain). With a spinning idle strategy it polls between looks at its task queue, and with {@code BACKOFF} it still
- * blocks once idle.
+ * A loop's turn when its channels wait for their peers. {@code BLOCKING}, it waits, then polls what the wait found,
+ * and polls nothing before the wait only to find nothing (on soft such a poll reads every busy socket in vain). With a
+ * spinning idle strategy ({@code BACKOFF}, the group's default) it polls between looks at its task queue while its
+ * peer answers, and with {@code BACKOFF} it still blocks once idle.
  */
 class LoopTurnTest {
     private static final int ROUND_TRIPS = 2_000;
@@ -55,14 +55,21 @@ class LoopTurnTest {
 
     @ParameterizedTest
     @EnumSource(value = IdleStrategy.class, names = {"BACKOFF", "BUSY_SPIN"})
-    void aLoopThatSpinsBeforeItBlocksBlocksOnceIdleUnlessItNeverBlocks(IdleStrategy strategy) throws Exception {
+    void aLoopThatSpinsPollsWhileItsPeerAnswersAndBacksOffToBlockingOnceIdle(IdleStrategy strategy)
+            throws Exception {
         connect(strategy);
+        PollerMetrics serverBefore = cycles(accepted);
         pingPong();
+        // While the client's reply is on its way, the server's loop polls and finds nothing, turn after turn; a loop
+        // that blocked instead would idle less than once per round trip (the test above).
+        assertThat(idleCycles(serverBefore, cycles(accepted))).isGreaterThan(ROUND_TRIPS);
 
         // Idle now. A blocked loop turns once per snapshot (the snapshot's own task); a spinning one thousands of
-        // times in the 20 ms between two snapshots. BUSY_SPIN is the control that the measure tells them apart.
+        // times in the 20 ms between two snapshots. BUSY_SPIN is the control that the measure tells them apart: it
+        // takes only a few windows, so that a spinning thread kept off the CPU for a whole window is unlikely.
+        int windows = strategy == IdleStrategy.BACKOFF ? 50 : 5;
         boolean blocked = false;
-        for (int attempt = 0; attempt < 50 && !blocked; attempt++) {
+        for (int window = 0; window < windows && !blocked; window++) {
             PollerMetrics before = cycles(accepted);
             Thread.sleep(20); // real time for a spinning loop to spin in: what is measured is that it does not
             blocked = cycles(accepted).dutyCycles() - before.dutyCycles() <= 2;

@@ -17,7 +17,9 @@ class RdmaIoHandlerTest {
 
     @AfterEach
     void stop() throws Exception {
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        if (group != null) {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
     }
 
     @ParameterizedTest

@@ -126,9 +126,7 @@ public final class Poller implements PollerContext {
      * @throws IllegalStateException naming the owner, on any other thread or on a threaded poller
      */
     public void awaitWork(long maxNanos) {
-        if (thread != null || Thread.currentThread() != owner) {
-            throw notOwner();
-        }
+        requireInvokedOwner();
         if (cycle.isHeld()) { // a wait inside one of the owner's own cycles
             block(maxNanos);
             return;
@@ -154,10 +152,14 @@ public final class Poller implements PollerContext {
      * @throws IllegalStateException naming the owner, on any other thread or on a threaded poller
      */
     public boolean idleWithoutBlocking(int workCount) {
+        requireInvokedOwner();
+        return idler.idleWithoutBlocking(workCount);
+    }
+
+    private void requireInvokedOwner() {
         if (thread != null || Thread.currentThread() != owner) {
             throw notOwner();
         }
-        return idler.idleWithoutBlocking(workCount);
     }
 
     /** Makes a blocked or the next {@link #awaitWork} return at once. Thread-safe. */
