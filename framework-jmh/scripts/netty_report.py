@@ -126,11 +126,14 @@ def grpc_markdown(run, where="host"):
                          f"{rounds_text(paired_ratios(ours, b, 'stream'))} |")
     for skipped in run.get("skipped", []):
         lines.append(f"\nNot measured: {skipped}")
+    variants = ""
+    if label + "-blocking" in t:  # runs since the loops follow the runtime's idle strategy
+        variants = (f" {ours_name.split()[0]}: the group's default idle strategy (BACKOFF: a loop polls for a few "
+                    "hundred turns before it blocks); -blocking: loops that block as soon as they are idle, as "
+                    "Netty's own do.")
     return lines + ["", "ours/base: for latency and CPU lower is better, for messages per second higher; the last two "
-                     "columns give each round's ratio (both sides measured in that round), in round order. "
-                     f"{ours_name.split()[0]}: the group's default idle strategy (BACKOFF: a loop polls for a few "
-                     "hundred turns before it blocks); -blocking: loops that block as soon as they are idle, as "
-                     "Netty's own do.", ""]
+                     "columns give each round's ratio (both sides measured in that round), in round order." + variants,
+                    ""]
 
 
 # Bytes per message the transport may allocate beyond the least of Netty's own transports: the counters are exact,
