@@ -54,7 +54,7 @@ public final class InRdmaVmExtension implements ExecutionCondition, BeforeAllCal
             return; // without a VM every method is skipped with the reason
         }
         Class<?> testClass = context.getRequiredTestClass();
-        if (testClass != outermost(testClass)) {
+        if (testClass != outermost(context)) {
             return; // @Nested classes ran in the VM with their outermost class
         }
         InRdmaVm config = testClass.getAnnotation(InRdmaVm.class);
@@ -177,7 +177,7 @@ public final class InRdmaVmExtension implements ExecutionCondition, BeforeAllCal
         }
         invocation.skip();
         Class<?> testClass = context.getRequiredTestClass();
-        ClassRun run = context.getRoot().getStore(NS).get(outermost(testClass).getName(), ClassRun.class);
+        ClassRun run = context.getRoot().getStore(NS).get(outermost(context).getName(), ClassRun.class);
         String method = context.getRequiredTestMethod().getName();
         Outcome outcome = run.outcomes().get(testClass.getName() + "#" + method);
         if (outcome == null) {
@@ -191,10 +191,18 @@ public final class InRdmaVmExtension implements ExecutionCondition, BeforeAllCal
         }
     }
 
-    private static Class<?> outermost(Class<?> type) {
-        Class<?> outer = type;
-        while (outer.getEnclosingClass() != null) {
-            outer = outer.getEnclosingClass();
+    /**
+     * The class whose run in the VM holds this context's outcomes: the outermost test class of the context's chain,
+     * not of the declaring classes, since a @Nested class a device's class inherits from an abstract suite is
+     * declared in the suite but runs in the device's class.
+     */
+    private static Class<?> outermost(ExtensionContext context) {
+        Class<?> outer = context.getRequiredTestClass();
+        for (Optional<ExtensionContext> c = context.getParent(); c.isPresent(); c = c.get().getParent()) {
+            Optional<Class<?>> type = c.get().getTestClass();
+            if (type.isPresent()) {
+                outer = type.get();
+            }
         }
         return outer;
     }
