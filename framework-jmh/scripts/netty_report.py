@@ -127,7 +127,7 @@ def grpc_markdown(run, where="host"):
     for skipped in run.get("skipped", []):
         lines.append(f"\nNot measured: {skipped}")
     variants = ""
-    if label + "-blocking" in t:  # runs since the loops follow the runtime's idle strategy
+    if label + "-blocking" in t:  # a run without the variant says nothing of idle strategies
         variants = (f" {ours_name.split()[0]}: the group's default idle strategy (BACKOFF: a loop polls for a few "
                     "hundred turns before it blocks); -blocking: loops that block as soon as they are idle, as "
                     "Netty's own do.")

@@ -172,8 +172,9 @@ public final class RdmaRuntime implements AutoCloseable {
      * has events or completions ready, another thread handed it an operation, {@link #wakeUp()} was called, or
      * {@code timeout} passed; never past the runtime's own next deadline (a connect or disconnect timeout). It returns
      * at once when a poll would find work already: operations the owner posted since its last poll, a deadline due,
-     * events or completions ready. So a loop may wait first and poll after, as Netty's {@code IoHandler} does (a poll
-     * before each wait would only look where the wait looks), or poll first and wait when a poll found nothing.
+     * events or completions ready. So a loop may wait first and poll after, as Netty's {@code IoHandler} does where it
+     * blocks (a poll before each wait would only look where the wait looks), or poll first and wait when a poll found
+     * nothing.
      *
      * @throws IllegalStateException if the runtime has poller threads, or the caller is not the owner
      */

@@ -291,8 +291,8 @@ class InvokedRuntimeTest {
 
     @Test
     void awaitWorkReturnsAtOnceWhenTheOwnerHandedTheRuntimeAnOperation() throws Exception {
-        // An event loop that waits before it polls (Netty's RdmaIoHandler) relies on this: its own posts since the
-        // last poll are work, though no other thread handed them over and no event will announce them.
+        // An event loop that waits before it polls (Netty's RdmaIoHandler, where it blocks) relies on this: its own
+        // posts since the last poll are work, though no other thread handed them over and no event will announce them.
         RdmaConnection c = connectToAcceptingServer();
         MemoryRegion local = client.register(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
         while (client.poll() > 0) {

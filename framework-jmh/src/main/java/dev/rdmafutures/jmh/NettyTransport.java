@@ -23,9 +23,9 @@ import java.util.function.Supplier;
 
 /**
  * The Netty transports the Netty benchmarks compare: RdmaFutures' on {@code soft} ({@code rdma}) and on {@code verbs}
- * ({@code verbs}: the device {@code -Dbench.device} names, inside the RDMA VM), each with the group's default idle strategy
- * and with loops that block at once ({@code rdma_blocking}, {@code verbs_blocking}), Netty's NIO and Netty's epoll; each its
- * server and client channel classes and an event loop group of one thread.
+ * ({@code verbs}: the device {@code -Dbench.device} names, inside the RDMA VM), each with the group's default idle
+ * strategy and with loops that block at once ({@code rdma_blocking}, {@code verbs_blocking}), Netty's NIO and Netty's
+ * epoll; each its server and client channel classes and an event loop group of one thread.
  */
 enum NettyTransport {
     RDMA("rdma-soft", RdmaServerSocketChannel.class, RdmaSocketChannel.class, () -> new RdmaEventLoopGroup(1)),

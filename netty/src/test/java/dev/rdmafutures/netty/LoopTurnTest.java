@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * A loop's turn when its channels wait for their peers. {@code BLOCKING}, it waits, then polls what the wait found,
  * and polls nothing before the wait only to find nothing (on soft such a poll reads every busy socket in vain). With a
  * spinning idle strategy ({@code BACKOFF}, the group's default) it polls between looks at its task queue while its
- * peer answers, and with {@code BACKOFF} it still blocks once idle.
+ * peer answers, and with {@code BACKOFF} it still blocks once idle ({@code BUSY_SPIN}, which never blocks, is the
+ * control that the measure of an idle loop tells the two apart).
  */
 class LoopTurnTest {
     private static final int ROUND_TRIPS = 2_000;
@@ -34,8 +35,15 @@ class LoopTurnTest {
 
     @AfterEach
     void stop() throws Exception {
-        clientLoop.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-        serverLoop.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        try {
+            if (clientLoop != null) {
+                clientLoop.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+            }
+        } finally {
+            if (serverLoop != null) {
+                serverLoop.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+            }
+        }
     }
 
     @Test

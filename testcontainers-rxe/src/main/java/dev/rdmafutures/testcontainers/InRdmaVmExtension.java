@@ -177,8 +177,12 @@ public final class InRdmaVmExtension implements ExecutionCondition, BeforeAllCal
         }
         invocation.skip();
         Class<?> testClass = context.getRequiredTestClass();
-        ClassRun run = context.getRoot().getStore(NS).get(outermost(context).getName(), ClassRun.class);
+        Class<?> ran = outermost(context);
+        ClassRun run = context.getRoot().getStore(NS).get(ran.getName(), ClassRun.class);
         String method = context.getRequiredTestMethod().getName();
+        if (run == null) {
+            throw new AssertionFailedError(method + ": no run of " + ran.getName() + " in the VM was recorded");
+        }
         Outcome outcome = run.outcomes().get(testClass.getName() + "#" + method);
         if (outcome == null) {
             throw new AssertionFailedError(method + " did not run in the VM; the VM said:\n" + tail(run.output()));

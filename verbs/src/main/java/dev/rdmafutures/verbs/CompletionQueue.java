@@ -167,8 +167,8 @@ final class CompletionQueue {
             return true;
         }
         if (!armed) {
-            // Look before asking: a loop that waits before it polls (Netty's) comes here after busy turns too, and
-            // an armed CQ costs a system call on software devices and raises an event to read later.
+            // Look before asking: a loop that waits before it polls (Netty's, when it blocks) comes here after busy
+            // turns too, and an armed CQ costs a system call on software devices and raises an event to read later.
             if (poll() > 0) {
                 return true;
             }
