@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -72,15 +73,13 @@ class LoopTurnTest {
         // that blocked instead would idle less than once per round trip (the test above).
         assertThat(idleCycles(serverBefore, cycles(accepted))).isGreaterThan(ROUND_TRIPS);
 
-        // Idle now. A blocked loop turns once per snapshot (the snapshot's own task); a spinning one thousands of
-        // times in the 20 ms between two snapshots. BUSY_SPIN is the control that the measure tells them apart: it
-        // takes only a few windows, so that a spinning thread kept off the CPU for a whole window is unlikely.
+        // Idle now. A blocked loop turns about once in a 20 ms window (to run the task that ends it); a spinning one
+        // thousands of times. BUSY_SPIN is the control that the measure tells them apart: it takes only a few windows,
+        // so that a spinning thread kept off the CPU for a whole window is unlikely.
         int windows = strategy == IdleStrategy.BACKOFF ? 50 : 5;
         boolean blocked = false;
         for (int window = 0; window < windows && !blocked; window++) {
-            PollerMetrics before = cycles(accepted);
-            Thread.sleep(20); // real time for a spinning loop to spin in: what is measured is that it does not
-            blocked = cycles(accepted).dutyCycles() - before.dutyCycles() <= 2;
+            blocked = cyclesInWindow(accepted) <= 2;
         }
         assertThat(blocked).as("the idle %s loop ended up blocked", strategy)
                 .isEqualTo(strategy == IdleStrategy.BACKOFF);
@@ -127,6 +126,21 @@ class LoopTurnTest {
         });
         connected.writeAndFlush(connected.alloc().buffer(8).writeLong(0)).sync();
         done.get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The loop's duty cycles in 20 ms of real time, delimited on the loop by Netty's own timer: a task reads the count
+     * and schedules, from the loop (which wakes nothing), the task that reads it again.
+     */
+    private static long cyclesInWindow(RdmaSocketChannel channel) throws Exception {
+        CompletableFuture<Long> window = new CompletableFuture<>();
+        EventLoop loop = channel.eventLoop();
+        loop.execute(() -> {
+            long before = channel.loopRuntime().metrics().pollers().get(0).dutyCycles();
+            loop.schedule(() -> window.complete(channel.loopRuntime().metrics().pollers().get(0).dutyCycles() - before),
+                    20, TimeUnit.MILLISECONDS);
+        });
+        return window.get(10, TimeUnit.SECONDS);
     }
 
     /** The loop's duty cycles, read on the loop. */
