@@ -21,8 +21,9 @@ import java.util.function.ToLongFunction;
  * per poller (tag {@code poller}) duty cycles, cycles that found work, busy time and idle ratio; every meter tagged
  * with {@code provider} and {@code device}. Meters
  * read one snapshot per scrape (a snapshot younger than {@value #SNAPSHOT_MILLIS} ms is reused), so the data path
- * pays nothing for them. Needs {@code io.micrometer:micrometer-core} on the class path, which RdmaFutures does not
- * bring.
+ * pays nothing for them. Meters hold the runtime as Micrometer holds what it tracks, weakly: they read while the
+ * application holds the runtime, and the binder itself need not be kept. Needs {@code io.micrometer:micrometer-core}
+ * on the class path, which RdmaFutures does not bring.
  *
  * <pre>{@code new RdmaFuturesMetrics(runtime).bindTo(registry);}</pre>
  */
@@ -32,8 +33,7 @@ public final class RdmaFuturesMetrics implements MeterBinder {
 
     private final RdmaRuntime runtime;
     private final Tags tags;
-    private volatile RuntimeMetrics snapshot;
-    private volatile long snapshotAt;
+    private final Snapshots snapshots = new Snapshots();
 
     /** Binds {@code runtime}'s counters. */
     public RdmaFuturesMetrics(RdmaRuntime runtime) {
@@ -47,20 +47,31 @@ public final class RdmaFuturesMetrics implements MeterBinder {
                 .and(extraTags);
     }
 
-    /** The runtime's counters, at most {@value #SNAPSHOT_MILLIS} ms old. */
-    private RuntimeMetrics metrics() {
-        long now = System.nanoTime();
-        RuntimeMetrics current = snapshot;
-        if (current == null || now - snapshotAt > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_MILLIS)) {
-            current = runtime.metrics();
-            snapshot = current;
-            snapshotAt = now;
+    /**
+     * The last snapshot of a runtime's counters. Meters hold it strongly and the runtime weakly, so it keeps no
+     * reference to the runtime: a registry must not keep a dropped runtime alive.
+     */
+    private static final class Snapshots {
+        private volatile RuntimeMetrics snapshot;
+        private volatile long snapshotAt;
+
+        /** {@code runtime}'s counters, at most {@value #SNAPSHOT_MILLIS} ms old. */
+        RuntimeMetrics of(RdmaRuntime runtime) {
+            long now = System.nanoTime();
+            RuntimeMetrics current = snapshot;
+            if (current == null || now - snapshotAt > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_MILLIS)) {
+                current = runtime.metrics();
+                snapshot = current;
+                snapshotAt = now;
+            }
+            return current;
         }
-        return current;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
+        // The meters' functions capture the snapshots, never this binder: it holds the runtime strongly.
+        Snapshots snapshots = this.snapshots;
         counter(registry, "operations.posted", "operations handed to a poller", Tags.empty(),
                 m -> m.operations().posted());
         counter(registry, "operations.completed", "operations that completed successfully", Tags.empty(),
@@ -97,8 +108,8 @@ public final class RdmaFuturesMetrics implements MeterBinder {
             counter(registry, "poller.cycles", "duty cycles run", poller, m -> m.pollers().get(index).dutyCycles());
             counter(registry, "poller.work.cycles", "duty cycles that found work", poller,
                     m -> m.pollers().get(index).workCycles());
-            FunctionCounter.builder(PREFIX + "poller.busy", this,
-                            b -> b.metrics().pollers().get(index).busy().toNanos() / 1e9)
+            FunctionCounter.builder(PREFIX + "poller.busy", runtime,
+                            r -> snapshots.of(r).pollers().get(index).busy().toNanos() / 1e9)
                     .description("time spent in duty cycles that found work").baseUnit("seconds")
                     .tags(tags.and(poller)).register(registry);
             gauge(registry, "poller.idle.ratio", "share of the poller's uptime spent without work", poller,
@@ -108,19 +119,23 @@ public final class RdmaFuturesMetrics implements MeterBinder {
 
     private void counter(MeterRegistry registry, String name, String description, Tags extra,
                          ToLongFunction<RuntimeMetrics> value) {
-        FunctionCounter.builder(PREFIX + name, this, b -> value.applyAsLong(b.metrics()))
+        Snapshots snapshots = this.snapshots;
+        FunctionCounter.builder(PREFIX + name, runtime, r -> value.applyAsLong(snapshots.of(r)))
                 .description(description).tags(tags.and(extra)).register(registry);
     }
 
     private void bytes(MeterRegistry registry, String kind, ToLongFunction<OperationMetrics> value) {
-        FunctionCounter.builder(PREFIX + "operations.bytes", this, b -> value.applyAsLong(b.metrics().operations()))
+        Snapshots snapshots = this.snapshots;
+        FunctionCounter.builder(PREFIX + "operations.bytes", runtime,
+                        r -> value.applyAsLong(snapshots.of(r).operations()))
                 .description("bytes completed operations moved, by kind").baseUnit("bytes")
                 .tags(tags.and("kind", kind)).register(registry);
     }
 
     private void gauge(MeterRegistry registry, String name, String description, Tags extra,
                        ToDoubleFunction<RuntimeMetrics> value) {
-        Gauge.builder(PREFIX + name, this, b -> value.applyAsDouble(b.metrics()))
+        Snapshots snapshots = this.snapshots;
+        Gauge.builder(PREFIX + name, runtime, r -> value.applyAsDouble(snapshots.of(r)))
                 .description(description).tags(tags.and(extra)).register(registry);
     }
 }

@@ -11,6 +11,7 @@ import dev.rdmafutures.RdmaListener;
 import dev.rdmafutures.RdmaRuntime;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.ref.WeakReference;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -49,5 +50,56 @@ class RdmaFuturesMetricsTest {
                     .functionCounter().count()).isPositive();
             assertThat(registry.get("rdmafutures.poller.idle.ratio").gauge().value()).isBetween(0.0, 1.0);
         }
+    }
+
+    /**
+     * The binder is garbage once bound (the class Javadoc's example keeps no reference to it); Micrometer holds what a
+     * meter reads only weakly, so the meters must read through the runtime, which the application holds.
+     */
+    @Test
+    void metersOutliveTheBinder() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (RdmaRuntime server = RdmaRuntime.builder().build();
+             RdmaRuntime client = RdmaRuntime.builder().build()) {
+            new RdmaFuturesMetrics(client).bindTo(registry);
+            RdmaListener listener = server.listen(new InetSocketAddress("127.0.0.1", 0));
+            CompletableFuture<RdmaConnection> accepted = listener.next().thenCompose(ConnectionRequest::accept);
+            client.connector().connect(listener.localAddress()).start().get(20, TimeUnit.SECONDS);
+            accepted.get(20, TimeUnit.SECONDS);
+
+            collectGarbage();
+
+            assertThat(registry.get("rdmafutures.connects").functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("rdmafutures.connections.open").gauge().value()).isEqualTo(1);
+        }
+    }
+
+    /** A registry holds a bound runtime weakly, as Micrometer holds what it tracks: it does not keep a dropped one. */
+    @Test
+    void aRegistryDoesNotKeepADroppedRuntime() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        WeakReference<RdmaRuntime> dropped = bindAndClose(registry);
+
+        collectGarbage();
+
+        assertThat(dropped.get()).isNull();
+        assertThat(registry.get("rdmafutures.connections.open").gauge().value()).isNaN();
+    }
+
+    private static WeakReference<RdmaRuntime> bindAndClose(SimpleMeterRegistry registry) {
+        RdmaRuntime runtime = RdmaRuntime.builder().build();
+        new RdmaFuturesMetrics(runtime).bindTo(registry);
+        runtime.close();
+        return new WeakReference<>(runtime);
+    }
+
+    /** Runs full collections until a fresh weakly held object is cleared, so every unreachable object is too. */
+    private static void collectGarbage() {
+        WeakReference<Object> probe = new WeakReference<>(new Object());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (probe.get() != null && System.nanoTime() < deadline) {
+            System.gc();
+        }
+        assertThat(probe.get()).as("a full collection within 10 s").isNull();
     }
 }
