@@ -9,6 +9,8 @@ import json
 import re
 import sys
 
+MIB = 1 << 20
+
 
 def ticks(directory):
     busy = {}
@@ -26,8 +28,8 @@ def perftest_row(path, size, n):
     raise SystemExit(f"{path}: no result line")
 
 
-print("| device (dir), round | 1 KiB round trip, device / TCP | CPU per round trip | 16 KiB MB/s, device / TCP "
-      "| CPU per MB |")
+print("| device (dir), round | 1 KiB round trip, device / TCP | CPU per round trip | 16 KiB MiB/s, device / TCP "
+      "| CPU per MiB |")
 print("|---|---|---|---|---|")
 for arg in sys.argv[1:]:
     dev, directory = arg.split("=")
@@ -41,11 +43,11 @@ for arg in sys.argv[1:]:
         rt_tcp = 2 * float(re.search(r"avg-latency=([\d.]+)", sockperf).group(1))
         cpu_rt_tcp = busy[f"sockperf-{dev}-r{r}"] / trips * 1e6
         mbs_dev = float(perftest_row(f"{directory}/send-bw-{dev}-r{r}.log", 16384, 20000)[3])
-        mb_dev = 18000 * 16384 / 1e6
-        cpu_mb_dev = (busy[f"send-bw-{dev}-r{r}"] - busy[f"send-bw-short-{dev}-r{r}"]) * 1e3 / mb_dev
+        mib_dev = 18000 * 16384 / MIB
+        cpu_mb_dev = (busy[f"send-bw-{dev}-r{r}"] - busy[f"send-bw-short-{dev}-r{r}"]) * 1e3 / mib_dev
         iperf = json.load(open(f"{directory}/iperf3-{dev}-r{r}.json"))["end"]["sum_received"]
-        mbs_tcp = iperf["bits_per_second"] / 8e6
-        cpu_mb_tcp = busy[f"iperf3-{dev}-r{r}"] * 1e3 / (iperf["bytes"] / 1e6)
+        mbs_tcp = iperf["bits_per_second"] / 8 / MIB  # perftest's MB/sec is MiB/s too
+        cpu_mb_tcp = busy[f"iperf3-{dev}-r{r}"] * 1e3 / (iperf["bytes"] / MIB)
         print(f"| {dev} ({directory}), {r} | {rt_dev:.0f} / {rt_tcp:.0f} us = {rt_dev / rt_tcp:.2f}x "
               f"| {cpu_rt_dev:.0f} / {cpu_rt_tcp:.0f} us = {cpu_rt_dev / cpu_rt_tcp:.2f}x "
               f"| {mbs_dev:.1f} / {mbs_tcp:.1f} = {mbs_dev / mbs_tcp:.2f}x "
