@@ -4,7 +4,10 @@ turns), and raw/grpc-DEV.json, the same on verbs beside NIO in the RDMA VM (DEV 
 NettyAllocationCheck's raw/netty-alloc-host.json, bytes the event loops allocate per echoed message."""
 import json
 import os
+import re
 import statistics
+
+MIB = 1 << 20
 
 
 def load(path):
@@ -171,3 +174,72 @@ def allocation_markdown(check):
     for skipped in check.get("skipped", []):
         lines.append(f"\nNot measured: {skipped}")
     return lines + [""]
+
+
+def perftest_result(path, first_two):
+    """The fields of a perftest log's result line, the one that starts with {@code first_two} (size, iterations)."""
+    for line in open(path):
+        fields = line.split()
+        if fields[:2] == first_two:
+            return fields
+    raise ValueError(f"{path}: no result line for {' '.join(first_two)}")
+
+
+def device_baseline(raw, dev):
+    """bench-vm.sh's device step on dev: its SEND round trip and 16 KiB throughput beside TCP's in the same boot, with
+    machine CPU per operation (a perftest tool's from the difference of its 20,000- and 2,000-operation runs, so its
+    start-up cancels out). None when the step did not run."""
+    cpu_path = os.path.join(raw, f"device-{dev}.cpu")
+    if not os.path.exists(cpu_path):
+        return None
+    ticks = dict((name, int(value)) for name, value in (line.split() for line in open(cpu_path)))
+    seconds = lambda name: ticks[name] / 100.0  # /proc/stat counts 100 ticks a second
+    log = lambda name: os.path.join(raw, f"device-{name}-{dev}.log")
+    sockperf = open(log("sockperf")).read()
+    iperf = json.load(open(os.path.join(raw, f"iperf3-device-{dev}.json")))["end"]["sum_received"]
+    mib = 18000 * 16384 / MIB
+    return {
+        # perftest's send_lat t_avg and sockperf's avg-latency are each half a round trip.
+        "rtDevice": 2 * float(perftest_result(log("send-lat-20000"), ["1024", "20000"])[5]),
+        "rtTcp": 2 * float(re.search(r"avg-latency=([\d.]+)", sockperf).group(1)),
+        "cpuRtDevice": (seconds("send-lat-20000") - seconds("send-lat-2000")) / 18000 * 1e6,
+        "cpuRtTcp": seconds("sockperf")
+        / int(re.search(r"\[Total Run\].*ReceivedMessages=(\d+)", sockperf).group(1)) * 1e6,
+        "mibDevice": float(perftest_result(log("send-bw-20000"), ["16384", "20000"])[3]),
+        "mibTcp": iperf["bits_per_second"] / 8 / MIB,
+        "cpuMibDevice": (seconds("send-bw-20000") - seconds("send-bw-2000")) * 1e3 / mib,
+        "cpuMibTcp": seconds("iperf3") * 1e3 / (iperf["bytes"] / MIB),
+    }
+
+
+def device_markdown(raw, dev, grpc_run):
+    d = device_baseline(raw, dev)
+    if d is None:
+        return []
+    lines = [f"### {dev} beside TCP in this boot", "",
+             "The device's own SEND round trip and throughput beside TCP's over the same address, both sides "
+             "event-driven as blocking event loops are: ib_send_lat -e of 1 KiB against sockperf ping-pong of 1 KiB, "
+             "ib_send_bw -e of 16 KiB with 16 in flight against one iperf3 stream of 16 KiB writes. CPU is the "
+             "machine's, kernel included, per operation.", "",
+             "| | device | TCP | device / TCP |", "|---|---|---|---|",
+             f"| 1 KiB round trip, us | {d['rtDevice']:.1f} | {d['rtTcp']:.1f} | {d['rtDevice'] / d['rtTcp']:.2f}x |",
+             f"| CPU per round trip, us | {d['cpuRtDevice']:.1f} | {d['cpuRtTcp']:.1f} | "
+             f"{d['cpuRtDevice'] / d['cpuRtTcp']:.2f}x |",
+             f"| 16 KiB messages, MiB/s | {d['mibDevice']:.1f} | {d['mibTcp']:.1f} | "
+             f"{d['mibDevice'] / d['mibTcp']:.2f}x |",
+             f"| CPU per MiB, ms | {d['cpuMibDevice']:.2f} | {d['cpuMibTcp']:.2f} | "
+             f"{d['cpuMibDevice'] / d['cpuMibTcp']:.2f}x |", ""]
+    nio = by_transport(grpc_run).get("nio") if grpc_run else None
+    if nio is not None:
+        # gRPC's own work is the same over both; only the transport under it changes.
+        nio_ms = nio["stream"]["cpuMicrosPerMessage"] * (MIB / grpc_run["size"]) / 1e3
+        stream_cap = nio_ms / (nio_ms - d["cpuMibTcp"] + d["cpuMibDevice"])
+        unary_time = (nio["unary"]["meanMicros"] + d["rtDevice"] - d["rtTcp"]) / nio["unary"]["meanMicros"]
+        unary_cpu = ((nio["unary"]["cpuMicrosPerCall"] + d["cpuRtDevice"] - d["cpuRtTcp"])
+                     / nio["unary"]["cpuMicrosPerCall"])
+        lines += [f"What the device alone leaves for gRPC over it, were the transport to cost what NIO's path does: "
+                  f"NIO's stream spends {nio_ms:.1f} ms of CPU per MiB, of which TCP's share is the "
+                  f"{d['cpuMibTcp']:.2f} above, so a CPU-bound stream over {dev} reaches at most "
+                  f"**{stream_cap:.2f}x** NIO's rate, and a unary call over loops that block at once takes at least "
+                  f"**{unary_time:.2f}x** NIO's time and {unary_cpu:.2f}x its CPU.", ""]
+    return lines

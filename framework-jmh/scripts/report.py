@@ -12,7 +12,7 @@ import sys
 
 from netty_report import allocation_markdown as netty_allocation_markdown
 from netty_report import allocation_targets as netty_allocation_targets
-from netty_report import grpc_markdown, grpc_targets, load as load_json
+from netty_report import device_markdown, grpc_markdown, grpc_targets, load as load_json
 from kv_report import kv_markdown
 from msgrate_report import msgrate_markdown, plot_msgrate, plot_vm_msgrate, vm_msgrate, vm_msgrate_markdown
 from scale_report import (parallel_baselines, plot_pollers, plot_scale, poller_markdown, poller_targets,
@@ -262,7 +262,9 @@ def markdown(out_dir, machine, rows, goals, checks, scale, pollers, rates, msgra
     lines += kv_markdown(os.path.join(out_dir, "raw", "kv-host.json"))
     lines += grpc_markdown(load_json(os.path.join(out_dir, "raw", "grpc-host.json")))
     for dev in VM_DEVICES:
-        lines += grpc_markdown(load_json(os.path.join(out_dir, "raw", f"grpc-{dev}.json")), dev)
+        grpc_run = load_json(os.path.join(out_dir, "raw", f"grpc-{dev}.json"))
+        lines += grpc_markdown(grpc_run, dev)
+        lines += device_markdown(os.path.join(out_dir, "raw"), dev, grpc_run)
     lines += netty_allocation_markdown(load_json(os.path.join(out_dir, "raw", "netty-alloc-host.json")))
     lines += ["## Allocation per operation (AllocationCheck)", "",
               "Exact bytes allocated in steady state by the thread that posts and completes the operations (an "

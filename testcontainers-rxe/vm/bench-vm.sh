@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs inside the RDMA VM (bin/bench): on one device, perftest's ib_read_lat/ib_read_bw, then the verbs provider
 # and plain DiSNI endpoint code under JMH, then the message rate (MessageRate beside perftest's ib_read_bw,
-# ib_write_bw and ib_send_bw), then gRPC over the Netty transport beside Netty NIO (GrpcBench), all in this one VM
-# boot. Raw outputs go to OUT (shared read-write).
+# ib_write_bw and ib_send_bw), then gRPC over the Netty transport beside Netty NIO (GrpcBench), then the device's own
+# SEND round trip and throughput beside TCP's (perftest, sockperf, iperf3), all in this one VM boot. Raw outputs go to
+# OUT (shared read-write).
 # Usage: bench-vm.sh BENCHMARKS_JAR NATIVE_DIR DEVICE quick|full OUT
 # Emulated RDMA is slow (~100 us a READ): the ratios mean something, the absolute numbers do not.
 # Every tool run has a deadline: BENCH_RUN_LIMIT seconds (quick 300, full 900; a run takes 20-160 s here).
@@ -157,4 +158,35 @@ java_run msgrate $FLAGS -Dbench.provider=verbs -Dbench.baseline=none -Dbench.war
 java_run grpc $FLAGS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dbench.warmUpLimitSeconds=$GRPC_WARM_UP_LIMIT \
   -cp "$JAR" dev.rdmafutures.jmh.GrpcBench \
   verbs,verbs_blocking,nio "${GRPC[0]}" "${GRPC[1]}" "$OUT/grpc-$DEV.json"
+# The device beside TCP in this boot, both event-driven as blocking event loops are: a 1 KiB round trip (ib_send_lat
+# -e against sockperf ping-pong) and 16 KiB messages, 16 in flight (ib_send_bw -e against one iperf3 stream), with
+# the machine's busy CPU ticks (/proc/stat, 100 a second) around each run in OUT/device-DEV.cpu. Each perftest tool
+# runs twice, with 2,000 and with 20,000 operations, so that its start-up cancels out of the difference. The report
+# sets these beside the gRPC ratios above (docs/profiles/2026-11-30-vm-device-baseline.md).
+busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }
+ticked() { # ticked NAME COMMAND...: COMMAND's machine-wide busy ticks, added to OUT/device-DEV.cpu as "NAME TICKS"
+  local name=$1 before rc=0; shift
+  before=$(busy_ticks)
+  "$@" || rc=$?
+  echo "$name $(($(busy_ticks) - before))" >> "$OUT/device-$DEV.cpu"
+  return $rc
+}
+echo "bench-vm: device beside TCP on $DEV"
+rm -f "$OUT/device-$DEV.cpu"
+for n in 2000 20000; do
+  ticked "send-lat-$n" perftest ib_send_lat "device-send-lat-$n-$DEV" -s 1024 -n "$n" -e
+  ticked "send-bw-$n" perftest ib_send_bw "device-send-bw-$n-$DEV" -s 16384 -t 16 -n "$n" -e
+done
+timeout -k 10 "$LIMIT" sockperf sr --tcp -i "$ADDR" -p 11211 --timeout 0 > "$OUT/device-sockperf-$DEV.server.log" 2>&1 &
+server=$!
+sleep 1
+ticked sockperf timeout -k 10 "$LIMIT" sockperf pp --tcp -i "$ADDR" -p 11211 -m 1024 -t 6 \
+  > "$OUT/device-sockperf-$DEV.log" 2>&1 || { echo "bench-vm: sockperf failed" >&2; status=1; }
+kill $server 2>/dev/null; wait $server 2>/dev/null
+timeout -k 10 "$LIMIT" iperf3 -s -1 -p 15201 > /dev/null 2>&1 &
+server=$!
+sleep 0.5
+ticked iperf3 timeout -k 10 "$LIMIT" iperf3 -c "$ADDR" -p 15201 -l 16384 -t 6 -J > "$OUT/iperf3-device-$DEV.json" 2>&1 \
+  || { echo "bench-vm: iperf3 failed" >&2; status=1; }
+wait $server 2>/dev/null
 exit $status
