@@ -52,19 +52,20 @@ public final class RdmaFuturesMetrics implements MeterBinder {
      * reference to the runtime: a registry must not keep a dropped runtime alive.
      */
     private static final class Snapshots {
-        private volatile RuntimeMetrics snapshot;
-        private volatile long snapshotAt;
+        /** The last reading and when it was taken, published together so no scrape sees one without the other. */
+        private record Reading(RuntimeMetrics metrics, long takenAt) { }
 
-        /** {@code runtime}'s counters, at most {@value #SNAPSHOT_MILLIS} ms old. */
+        private volatile Reading last;
+
+        /** {@code runtime}'s counters, at most {@value RdmaFuturesMetrics#SNAPSHOT_MILLIS} ms old. */
         RuntimeMetrics of(RdmaRuntime runtime) {
             long now = System.nanoTime();
-            RuntimeMetrics current = snapshot;
-            if (current == null || now - snapshotAt > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_MILLIS)) {
-                current = runtime.metrics();
-                snapshot = current;
-                snapshotAt = now;
+            Reading current = last;
+            if (current == null || now - current.takenAt() > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_MILLIS)) {
+                current = new Reading(runtime.metrics(), now);
+                last = current;
             }
-            return current;
+            return current.metrics();
         }
     }
 
