@@ -185,10 +185,19 @@ def perftest_result(path, first_two):
     raise ValueError(f"{path}: no result line for {' '.join(first_two)}")
 
 
+def found(pattern, text, what):
+    """The first group of pattern's match in text; ValueError naming what when it is not there."""
+    m = re.search(pattern, text)
+    if m is None:
+        raise ValueError(f"no {what}")
+    return m.group(1)
+
+
 def device_baseline(raw, dev):
     """bench-vm.sh's device step on dev: its SEND round trip and 16 KiB throughput beside TCP's in the same boot, with
     machine CPU per operation (a perftest tool's from the difference of its 20,000- and 2,000-operation runs, so its
-    start-up cancels out). None when the step did not run."""
+    start-up cancels out). None when the step did not run; OSError, KeyError or ValueError when a tool's output is
+    missing or incomplete (bench-vm.sh then failed the step)."""
     cpu_path = os.path.join(raw, f"device-{dev}.cpu")
     if not os.path.exists(cpu_path):
         return None
@@ -201,10 +210,10 @@ def device_baseline(raw, dev):
     return {
         # perftest's send_lat t_avg and sockperf's avg-latency are each half a round trip.
         "rtDevice": 2 * float(perftest_result(log("send-lat-20000"), ["1024", "20000"])[5]),
-        "rtTcp": 2 * float(re.search(r"avg-latency=([\d.]+)", sockperf).group(1)),
+        "rtTcp": 2 * float(found(r"avg-latency=([\d.]+)", sockperf, "sockperf latency")),
         "cpuRtDevice": (seconds("send-lat-20000") - seconds("send-lat-2000")) / 18000 * 1e6,
         "cpuRtTcp": seconds("sockperf")
-        / int(re.search(r"\[Total Run\].*ReceivedMessages=(\d+)", sockperf).group(1)) * 1e6,
+        / int(found(r"\[Total Run\].*ReceivedMessages=(\d+)", sockperf, "sockperf round trips")) * 1e6,
         "mibDevice": float(perftest_result(log("send-bw-20000"), ["16384", "20000"])[3]),
         "mibTcp": iperf["bits_per_second"] / 8 / MIB,
         "cpuMibDevice": (seconds("send-bw-20000") - seconds("send-bw-2000")) * 1e3 / mib,
@@ -213,10 +222,14 @@ def device_baseline(raw, dev):
 
 
 def device_markdown(raw, dev, grpc_run):
-    d = device_baseline(raw, dev)
+    title = f"## {dev} beside TCP, in the boot of the gRPC step"
+    try:
+        d = device_baseline(raw, dev)
+    except (OSError, KeyError, ValueError) as e:
+        return [title, "", f"Not measured: a tool's output is missing or incomplete ({e}).", ""]
     if d is None:
         return []
-    lines = [f"### {dev} beside TCP in this boot", "",
+    lines = [title, "",
              "The device's own SEND round trip and throughput beside TCP's over the same address, both sides "
              "event-driven as blocking event loops are: ib_send_lat -e of 1 KiB against sockperf ping-pong of 1 KiB, "
              "ib_send_bw -e of 16 KiB with 16 in flight against one iperf3 stream of 16 KiB writes. CPU is the "
@@ -229,7 +242,8 @@ def device_markdown(raw, dev, grpc_run):
              f"{d['mibDevice'] / d['mibTcp']:.2f}x |",
              f"| CPU per MiB, ms | {d['cpuMibDevice']:.2f} | {d['cpuMibTcp']:.2f} | "
              f"{d['cpuMibDevice'] / d['cpuMibTcp']:.2f}x |", ""]
-    nio = by_transport(grpc_run).get("nio") if grpc_run else None
+    transports = by_transport(grpc_run) if grpc_run else {}
+    nio = transports.get("nio")
     if nio is not None:
         # gRPC's own work is the same over both; only the transport under it changes.
         nio_ms = nio["stream"]["cpuMicrosPerMessage"] * (MIB / grpc_run["size"]) / 1e3
@@ -241,5 +255,17 @@ def device_markdown(raw, dev, grpc_run):
                   f"NIO's stream spends {nio_ms:.1f} ms of CPU per MiB, of which TCP's share is the "
                   f"{d['cpuMibTcp']:.2f} above, so a CPU-bound stream over {dev} reaches at most "
                   f"**{stream_cap:.2f}x** NIO's rate, and a unary call over loops that block at once takes at least "
-                  f"**{unary_time:.2f}x** NIO's time and {unary_cpu:.2f}x its CPU.", ""]
+                  f"**{unary_time:.2f}x** NIO's time and {unary_cpu:.2f}x its CPU."]
+        ours = transports.get("rdma-verbs")
+        if ours is not None:
+            stream = ours["stream"]["messagesPerSecond"] / nio["stream"]["messagesPerSecond"]
+            lines[-1] += (f" Measured above, the stream over verbs ran at {stream:.2f}x NIO's rate, "
+                          f"{stream / stream_cap:.2f} of that cap")
+            blocking = transports.get("rdma-verbs-blocking")
+            if blocking is not None:
+                unary = blocking["unary"]["meanMicros"] / nio["unary"]["meanMicros"]
+                lines[-1] += (f", and the unary call over blocking loops took {unary:.2f}x NIO's time, of which "
+                              f"the device accounts for {unary_time:.2f}x")
+            lines[-1] += "."
+        lines.append("")
     return lines
