@@ -196,8 +196,8 @@ def found(pattern, text, what):
 def device_baseline(raw, dev):
     """bench-vm.sh's device step on dev: its SEND round trip and 16 KiB throughput beside TCP's in the same boot, with
     machine CPU per operation (a perftest tool's from the difference of its 20,000- and 2,000-operation runs, so its
-    start-up cancels out). None when the step did not run; OSError, KeyError or ValueError when a tool's output is
-    missing or incomplete (bench-vm.sh then failed the step)."""
+    start-up cancels out). None when the step did not run; OSError, KeyError, ValueError or ZeroDivisionError when a
+    tool's output is missing or incomplete (bench-vm.sh left that tool out)."""
     cpu_path = os.path.join(raw, f"device-{dev}.cpu")
     if not os.path.exists(cpu_path):
         return None
@@ -225,7 +225,7 @@ def device_markdown(raw, dev, grpc_run):
     title = f"## {dev} beside TCP, in the boot of the gRPC step"
     try:
         d = device_baseline(raw, dev)
-    except (OSError, KeyError, ValueError) as e:
+    except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
         return [title, "", f"Not measured: a tool's output is missing or incomplete ({e}).", ""]
     if d is None:
         return []
@@ -251,7 +251,8 @@ def device_markdown(raw, dev, grpc_run):
         unary_time = (nio["unary"]["meanMicros"] + d["rtDevice"] - d["rtTcp"]) / nio["unary"]["meanMicros"]
         unary_cpu = ((nio["unary"]["cpuMicrosPerCall"] + d["cpuRtDevice"] - d["cpuRtTcp"])
                      / nio["unary"]["cpuMicrosPerCall"])
-        lines += [f"What the device alone leaves for gRPC over it, were the transport to cost what NIO's path does: "
+        lines += [f"What the device alone leaves for gRPC over it, were the transport to cost what NIO's path does "
+                  f"(an estimate: gRPC's CPU is the JVM's, the device's and TCP's the machine's): "
                   f"NIO's stream spends {nio_ms:.1f} ms of CPU per MiB, of which TCP's share is the "
                   f"{d['cpuMibTcp']:.2f} above, so a CPU-bound stream over {dev} reaches at most "
                   f"**{stream_cap:.2f}x** NIO's rate, and a unary call over loops that block at once takes at least "
@@ -264,8 +265,8 @@ def device_markdown(raw, dev, grpc_run):
             blocking = transports.get("rdma-verbs-blocking")
             if blocking is not None:
                 unary = blocking["unary"]["meanMicros"] / nio["unary"]["meanMicros"]
-                lines[-1] += (f", and the unary call over blocking loops took {unary:.2f}x NIO's time, of which "
-                              f"the device accounts for {unary_time:.2f}x")
+                lines[-1] += (f", and the unary call over blocking loops took {unary:.2f}x NIO's time, where the "
+                              f"device alone would make it {unary_time:.2f}x")
             lines[-1] += "."
         lines.append("")
     return lines

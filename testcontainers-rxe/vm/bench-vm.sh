@@ -163,39 +163,42 @@ java_run grpc $FLAGS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dbench.warmU
 # the machine's busy CPU ticks (/proc/stat, 100 a second) around each run in OUT/device-DEV.cpu. Each perftest pair
 # runs twice, with 2,000 and with 20,000 operations, so that its start-up cancels out of the difference. The report
 # sets these beside the gRPC ratios above (docs/profiles/2026-11-30-vm-device-baseline.md). They describe the device
-# rather than test the code: a tool that fails is reported and left out (the report then says what is missing), and
-# a perftest pair that fails is not run again, since the second run's ticks would count the first's.
+# rather than test the code: a tool that fails or outlasts DEVICE_LIMIT is left out with a warning (the report then
+# says what is missing), and a perftest pair that fails is not run again, since the second run's ticks would count
+# the first's (a client that perftest_pair starts again after a refused connect is counted, rarely). Each run takes
+# 3-10 s here; the limit keeps a hung tool well inside bin/bench's silence limit.
+DEVICE_LIMIT=60
 busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }
 ticked() { # ticked NAME COMMAND...: COMMAND's machine-wide busy ticks, added to OUT/device-DEV.cpu as "NAME TICKS"
   local name=$1 before rc=0; shift
+  echo "bench-vm: device beside TCP on $DEV: $name"
   before=$(busy_ticks)
   "$@" || rc=$?
   if [ $rc = 0 ]; then echo "$name $(($(busy_ticks) - before))" >> "$OUT/device-$DEV.cpu"
-  else echo "bench-vm: device beside TCP: $name failed (exit $rc); left out" >&2; fi
+  else echo "bench-vm: device beside TCP on $DEV: $name failed (exit $rc); left out" >&2; fi
 }
 listening() { # listening PORT: waits up to 10 s for a TCP listener on PORT
   local i
   for i in $(seq 1 100); do ss -ltnH "sport = :$1" | grep -q . && return 0; sleep 0.1; done
+  echo "bench-vm: device beside TCP on $DEV: nothing listens on port $1; left out" >&2
   return 1
 }
-echo "bench-vm: device beside TCP on $DEV"
-rm -f "$OUT/device-$DEV.cpu"
+: > "$OUT/device-$DEV.cpu" # present even when every tool fails, so that the report says so
 for n in 2000 20000; do
-  ticked "send-lat-$n" perftest_pair ib_send_lat "device-send-lat-$n-$DEV" -s 1024 -n "$n" -e
-  ticked "send-bw-$n" perftest_pair ib_send_bw "device-send-bw-$n-$DEV" -s 16384 -t 16 -n "$n" -e
+  LIMIT=$DEVICE_LIMIT ticked "send-lat-$n" perftest_pair ib_send_lat "device-send-lat-$n-$DEV" -s 1024 -n "$n" -e
+  LIMIT=$DEVICE_LIMIT ticked "send-bw-$n" perftest_pair ib_send_bw "device-send-bw-$n-$DEV" -s 16384 -t 16 -n "$n" -e
 done
-timeout -k 10 "$LIMIT" sockperf sr --tcp -i "$ADDR" -p 11211 --timeout 0 > "$OUT/device-sockperf-$DEV.server.log" 2>&1 &
+timeout -k 5 "$DEVICE_LIMIT" sockperf sr --tcp -i "$ADDR" -p 11211 --timeout 0 \
+  > "$OUT/device-sockperf-$DEV.server.log" 2>&1 &
 server=$!
-if listening 11211; then
-  ticked sockperf timeout -k 10 "$LIMIT" sockperf pp --tcp -i "$ADDR" -p 11211 -m 1024 -t 6 \
-    > "$OUT/device-sockperf-$DEV.log" 2>&1
-else echo "bench-vm: device beside TCP: sockperf's server did not listen; left out" >&2; fi
+listening 11211 && ticked sockperf \
+  sh -c 'exec timeout -k 5 "$1" sockperf pp --tcp -i "$2" -p 11211 -m 1024 -t 6 > "$3" 2>&1' _ \
+  "$DEVICE_LIMIT" "$ADDR" "$OUT/device-sockperf-$DEV.log"
 kill $server 2>/dev/null; wait $server 2>/dev/null
-timeout -k 10 "$LIMIT" iperf3 -s -1 -p 15201 > "$OUT/device-iperf3-server-$DEV.log" 2>&1 &
+timeout -k 5 "$DEVICE_LIMIT" iperf3 -s -1 -p 15201 > "$OUT/device-iperf3-server-$DEV.log" 2>&1 &
 server=$!
-if listening 15201; then
-  ticked iperf3 timeout -k 10 "$LIMIT" iperf3 -c "$ADDR" -p 15201 -l 16384 -t 6 -J \
-    > "$OUT/iperf3-device-$DEV.json" 2> "$OUT/device-iperf3-$DEV.err"
-else echo "bench-vm: device beside TCP: iperf3's server did not listen; left out" >&2; fi
+listening 15201 && ticked iperf3 \
+  sh -c 'exec timeout -k 5 "$1" iperf3 -c "$2" -p 15201 -l 16384 -t 6 -J > "$3" 2> "$4"' _ \
+  "$DEVICE_LIMIT" "$ADDR" "$OUT/iperf3-device-$DEV.json" "$OUT/device-iperf3-$DEV.err"
 kill $server 2>/dev/null; wait $server 2>/dev/null
 exit $status
