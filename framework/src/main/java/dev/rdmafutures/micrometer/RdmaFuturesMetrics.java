@@ -67,12 +67,18 @@ public final class RdmaFuturesMetrics implements MeterBinder {
             }
             return current.metrics();
         }
+
+        /**
+         * What a meter reads from the runtime it tracks: {@code value} of the snapshot. The function holds these
+         * snapshots and {@code value}, never the binder, which holds the runtime strongly.
+         */
+        ToDoubleFunction<RdmaRuntime> reading(ToDoubleFunction<RuntimeMetrics> value) {
+            return runtime -> value.applyAsDouble(of(runtime));
+        }
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        // The meters' functions capture the snapshots, never this binder: it holds the runtime strongly.
-        Snapshots snapshots = this.snapshots;
         counter(registry, "operations.posted", "operations handed to a poller", Tags.empty(),
                 m -> m.operations().posted());
         counter(registry, "operations.completed", "operations that completed successfully", Tags.empty(),
@@ -110,7 +116,7 @@ public final class RdmaFuturesMetrics implements MeterBinder {
             counter(registry, "poller.work.cycles", "duty cycles that found work", poller,
                     m -> m.pollers().get(index).workCycles());
             FunctionCounter.builder(PREFIX + "poller.busy", runtime,
-                            r -> snapshots.of(r).pollers().get(index).busy().toNanos() / 1e9)
+                            snapshots.reading(m -> m.pollers().get(index).busy().toNanos() / 1e9))
                     .description("time spent in duty cycles that found work").baseUnit("seconds")
                     .tags(tags.and(poller)).register(registry);
             gauge(registry, "poller.idle.ratio", "share of the poller's uptime spent without work", poller,
@@ -120,23 +126,20 @@ public final class RdmaFuturesMetrics implements MeterBinder {
 
     private void counter(MeterRegistry registry, String name, String description, Tags extra,
                          ToLongFunction<RuntimeMetrics> value) {
-        Snapshots snapshots = this.snapshots;
-        FunctionCounter.builder(PREFIX + name, runtime, r -> value.applyAsLong(snapshots.of(r)))
+        FunctionCounter.builder(PREFIX + name, runtime, snapshots.reading(value::applyAsLong))
                 .description(description).tags(tags.and(extra)).register(registry);
     }
 
     private void bytes(MeterRegistry registry, String kind, ToLongFunction<OperationMetrics> value) {
-        Snapshots snapshots = this.snapshots;
         FunctionCounter.builder(PREFIX + "operations.bytes", runtime,
-                        r -> value.applyAsLong(snapshots.of(r).operations()))
+                        snapshots.reading(m -> value.applyAsLong(m.operations())))
                 .description("bytes completed operations moved, by kind").baseUnit("bytes")
                 .tags(tags.and("kind", kind)).register(registry);
     }
 
     private void gauge(MeterRegistry registry, String name, String description, Tags extra,
                        ToDoubleFunction<RuntimeMetrics> value) {
-        Snapshots snapshots = this.snapshots;
-        Gauge.builder(PREFIX + name, runtime, r -> value.applyAsDouble(snapshots.of(r)))
+        Gauge.builder(PREFIX + name, runtime, snapshots.reading(value))
                 .description(description).tags(tags.and(extra)).register(registry);
     }
 }
