@@ -8,6 +8,9 @@ import re
 import statistics
 
 MIB = 1 << 20
+# bench-vm.sh runs each perftest pair of its device step at these operation counts.
+SHORT_RUN, LONG_RUN = 2000, 20000
+MEASURED = LONG_RUN - SHORT_RUN
 
 
 def load(path):
@@ -206,17 +209,17 @@ def device_baseline(raw, dev):
     log = lambda name: os.path.join(raw, f"device-{name}-{dev}.log")
     sockperf = open(log("sockperf")).read()
     iperf = json.load(open(os.path.join(raw, f"iperf3-device-{dev}.json")))["end"]["sum_received"]
-    mib = 18000 * 16384 / MIB
+    mib = MEASURED * 16384 / MIB
     return {
         # perftest's send_lat t_avg and sockperf's avg-latency are each half a round trip.
-        "rtDevice": 2 * float(perftest_result(log("send-lat-20000"), ["1024", "20000"])[5]),
+        "rtDevice": 2 * float(perftest_result(log(f"send-lat-{LONG_RUN}"), ["1024", str(LONG_RUN)])[5]),
         "rtTcp": 2 * float(found(r"avg-latency=([\d.]+)", sockperf, "sockperf latency")),
-        "cpuRtDevice": (seconds("send-lat-20000") - seconds("send-lat-2000")) / 18000 * 1e6,
+        "cpuRtDevice": (seconds(f"send-lat-{LONG_RUN}") - seconds(f"send-lat-{SHORT_RUN}")) / MEASURED * 1e6,
         "cpuRtTcp": seconds("sockperf")
         / int(found(r"\[Total Run\].*ReceivedMessages=(\d+)", sockperf, "sockperf round trips")) * 1e6,
-        "mibDevice": float(perftest_result(log("send-bw-20000"), ["16384", "20000"])[3]),
+        "mibDevice": float(perftest_result(log(f"send-bw-{LONG_RUN}"), ["16384", str(LONG_RUN)])[3]),
         "mibTcp": iperf["bits_per_second"] / 8 / MIB,
-        "cpuMibDevice": (seconds("send-bw-20000") - seconds("send-bw-2000")) * 1e3 / mib,
+        "cpuMibDevice": (seconds(f"send-bw-{LONG_RUN}") - seconds(f"send-bw-{SHORT_RUN}")) * 1e3 / mib,
         "cpuMibTcp": seconds("iperf3") * 1e3 / (iperf["bytes"] / MIB),
     }
 
