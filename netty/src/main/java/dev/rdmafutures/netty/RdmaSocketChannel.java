@@ -1,13 +1,9 @@
 package dev.rdmafutures.netty;
 
-import dev.rdmafutures.ConnectBuilder;
 import dev.rdmafutures.RdmaConnection;
 import dev.rdmafutures.RdmaRuntime;
-import dev.rdmafutures.ReadLimits;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AbstractChannel;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -16,11 +12,8 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.util.UncheckedBooleanSupplier;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -29,7 +22,6 @@ import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * {@code exceptionCaught} and closes the channel; the peer's disconnect closes it. A {@link FileRegion} is copied into
  * the send buffers (no {@code sendfile}: see {@link SendBuffers}); one that cannot be transferred fails its write with
  * the {@link IOException} of its {@code transferTo}.
+ *
+ * <p>This class is the channel's contract and its write side; the read side is {@link InboundReader}, a client's
+ * connect {@link ClientConnect}, the wire protocol {@link ByteStream}.
  */
 public final class RdmaSocketChannel extends AbstractChannel implements SocketChannel, ByteStream.Events {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaSocketChannel.class);
@@ -68,17 +63,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private CompletableFuture<RdmaConnection> connecting;
     private volatile boolean open = true;
     private volatile boolean active;
-    private volatile boolean inputShutdown;
     private volatile InetSocketAddress local;
     private volatile InetSocketAddress remote;
     private volatile byte[] peerPrivateData = new byte[0];
-    private boolean readPending;
-    private boolean deliveryScheduled;
-    private boolean delivering;
-    private final Runnable deliverTask = this::deliver;
-    private final UncheckedBooleanSupplier moreReady = () -> stream != null && stream.hasReady();
+    private final InboundReader reader = new InboundReader(this);
     private boolean outputShutdownRequested;
-    private boolean peerGone;
     private boolean closedByPeerBeforeRegistration;
     /** Calls the stream's liveness probe while the channel is open ({@link ByteStream#probe()}). */
     private ScheduledFuture<?> prober;
@@ -126,6 +115,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     ThreadAwareExecutor homeLoop() {
         return homeLoop;
+    }
+
+    /** The byte stream over the connection; null until the connect completes. On the channel's event loop. */
+    ByteStream stream() {
+        return stream;
     }
 
     /** Bytes its stream sent from registered buffers without a copy; on the channel's event loop. */
@@ -254,19 +248,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     @Override
     protected void doBeginRead() {
-        if (!isActive()) {
-            return;
-        }
-        readPending = true;
-        // Bytes that already wait are delivered by a task, not from inside this read() call: a handler that calls
-        // read() in channelRead would otherwise recurse once per message.
-        if (stream.hasReady()) {
-            scheduleDelivery();
+        if (isActive()) {
+            reader.beginRead();
         }
     }
 
     void clearReadPending() {
-        readPending = false;
+        reader.clearReadPending();
     }
 
     @Override
@@ -295,7 +283,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     @Override
     public boolean isInputShutdown() {
-        return inputShutdown;
+        return reader.isInputShutdown();
     }
 
     @Override
@@ -320,7 +308,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 promise.setFailure(open ? new NotYetConnectedException() : new ClosedChannelException());
                 return;
             }
-            shutdownInputNow();
+            reader.shutdownInput();
             promise.setSuccess();
         });
         return promise;
@@ -345,7 +333,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     @Override
     public ChannelFuture shutdown(ChannelPromise promise) {
         onLoop(() -> {
-            shutdownInputNow();
+            reader.shutdownInput();
             ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
         });
         return promise;
@@ -359,20 +347,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         // Netty fails what the outbound buffer still holds; the FIN follows the messages already sent.
         outputShutdownRequested = true;
         stream.shutdownOutput(); // without a credit now, it goes when writable() is next called
-    }
-
-    private void shutdownInputNow() {
-        if (!inputShutdown) {
-            inputShutdown = true;
-            if (stream != null) {
-                stream.discardReady();
-                try {
-                    stream.returnCredits(); // a peer that waits for credits would otherwise wait for ever
-                } catch (IOException e) {
-                    failed(e);
-                }
-            }
-        }
     }
 
     /**
@@ -399,7 +373,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     @Override
     public void readable() {
         if (isRegistered()) {
-            deliver();
+            reader.deliver();
         }
     }
 
@@ -439,103 +413,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             doClose();
             return;
         }
-        peerGone = true;
-        deliver(); // closes the channel once what arrived before the peer left has been read
-    }
-
-    /**
-     * Hands what arrived to the pipeline while a read is pending, in buffers the channel's
-     * {@link RecvByteBufAllocator} sizes and as many as it continues for (as NIO's read loop does), then returns
-     * credits and acts on the peer's FIN.
-     */
-    private void deliver() {
-        deliveryScheduled = false;
-        if (stream == null || !open) {
-            return;
-        }
-        if (delivering) {
-            // A handler waiting on a runtime future inside channelRead polls the runtime, whose completions land
-            // here: deliver after the outer read loop instead of inside it.
-            scheduleDelivery();
-            return;
-        }
-        delivering = true;
-        try {
-            deliverNow();
-        } finally {
-            delivering = false;
-        }
-    }
-
-    private void scheduleDelivery() {
-        if (!deliveryScheduled) {
-            deliveryScheduled = true;
-            eventLoop().execute(deliverTask);
-        }
-    }
-
-    private void deliverNow() {
-        if (inputShutdown) {
-            stream.discardReady();
-        }
-        if (readPending && stream.hasReady()) {
-            RecvByteBufAllocator.Handle allocHandle = unsafe().recvBufAllocHandle();
-            allocHandle.reset(config);
-            // Bytes read are copied out of the receive buffers: registered memory would gain them nothing.
-            ByteBufAllocator allocator = config.getAllocator();
-            ByteBufAllocator readAllocator = allocator instanceof RegisteredBufferAllocator registered
-                    ? registered.fallback() : allocator;
-            do {
-                ByteBuf buf = allocHandle.allocate(readAllocator);
-                allocHandle.attemptedBytesRead(buf.writableBytes());
-                allocHandle.lastBytesRead(stream.readInto(buf));
-                allocHandle.incMessagesRead(1);
-                readPending = false; // a handler's read(), or auto-read after readComplete, asks for the next
-                pipeline().fireChannelRead(buf);
-            } while (open && !inputShutdown && stream.hasReady() && continueReading(allocHandle));
-            allocHandle.readComplete();
-            pipeline().fireChannelReadComplete();
-        }
-        if (stream == null || !open) {
-            return;
-        }
-        if (peerGone) {
-            // The peer disconnected: like a socket at EOF, the channel closes once what arrived before was read.
-            if (!stream.hasReady() || inputShutdown) {
-                endInput();
-                unsafe().close(unsafe().voidPromise());
-            }
-            return;
-        }
-        try {
-            stream.returnCredits();
-        } catch (IOException e) {
-            failed(e);
-            return;
-        }
-        if (stream.isInputEnded() && !inputShutdown) {
-            if (config.isAllowHalfClosure()) {
-                endInput();
-            } else {
-                unsafe().close(unsafe().voidPromise());
-            }
-        }
-    }
-
-    /** The peer's output ended: with half-closure allowed, the pipeline hears it once, as from a socket's EOF. */
-    private void endInput() {
-        if (!inputShutdown && config.isAllowHalfClosure()) {
-            inputShutdown = true;
-            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
-        }
-        inputShutdown = true;
-    }
-
-    private boolean continueReading(RecvByteBufAllocator.Handle allocHandle) {
-        // Bytes that wait in the stream are "maybe more data" even when the last buffer was not filled.
-        return allocHandle instanceof RecvByteBufAllocator.ExtendedHandle extended
-                ? extended.continueReading(moreReady) : allocHandle.continueReading();
+        reader.peerGone();
     }
 
     private final class Handle extends RdmaIoHandle {
@@ -572,54 +450,27 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 promise.setFailure(new AlreadyConnectedException());
                 return;
             }
-            ReceiveRing receives = null;
+            ClientConnect attempt;
             try {
-                RdmaRuntime runtime = ioHandler.runtime();
-                StreamSettings settings = config.rdma().stream().cappedTo(runtime.adapterInfo());
-                if (ReceiveRing.postsBeforeConnection(runtime.adapterInfo(), config.rdma(), settings)) {
-                    receives = ReceiveRing.beforeConnection(runtime, settings);
-                }
-                ConnectBuilder builder = runtime.connector().connect((InetSocketAddress) remoteAddress)
-                        .withQueueDepths(settings.initiatorDepth(runtime.adapterInfo()), settings.receiveDepth())
-                        .withPrivateData(StreamHello.encode(settings, ioHandler.probeTarget(),
-                                config.rdma().privateData()));
-                ReadLimits limits = config.rdma().readLimits();
-                if (limits != null) {
-                    builder.withReadLimits(limits.inbound(), limits.outbound());
-                }
-                if (receives != null) {
-                    builder.withSharedReceiveQueue(receives.queue());
-                }
-                if (config.getConnectTimeoutMillis() > 0) {
-                    builder.withTimeout(Duration.ofMillis(config.getConnectTimeoutMillis()));
-                }
                 SocketAddress from = localAddress != null ? localAddress : local;
-                if (from != null) {
-                    builder.from((InetSocketAddress) from);
-                }
-                connectPromise = promise;
-                remote = (InetSocketAddress) remoteAddress;
-                connecting = builder.start();
-                ReceiveRing preposted = receives;
-                connecting.whenComplete((c, error) -> onConnect(c, error, settings, preposted));
+                attempt = ClientConnect.start(ioHandler, config.rdma(), config.getConnectTimeoutMillis(),
+                        (InetSocketAddress) remoteAddress, (InetSocketAddress) from);
             } catch (RuntimeException e) {
-                if (receives != null) {
-                    receives.release();
-                }
-                connectPromise = null;
                 promise.tryFailure(ConnectErrors.toNetty(e, remoteAddress));
                 closeIfClosed();
+                return;
             }
+            connectPromise = promise;
+            remote = (InetSocketAddress) remoteAddress;
+            connecting = attempt.connection();
+            connecting.whenComplete((c, error) -> onConnect(attempt, c, error));
         }
 
-        /** {@code preposted}: the receives posted before connecting, or null to post them on the connection now. */
-        private void onConnect(RdmaConnection c, Throwable error, StreamSettings settings, ReceiveRing preposted) {
+        private void onConnect(ClientConnect attempt, RdmaConnection c, Throwable error) {
             ChannelPromise promise = connectPromise;
             connectPromise = null;
             if (error != null) {
-                if (preposted != null) {
-                    preposted.release();
-                }
+                attempt.failed();
                 if (promise != null) {
                     promise.tryFailure(ConnectErrors.toNetty(error, remote));
                 }
@@ -627,32 +478,20 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 return;
             }
             if (!open || promise == null) {
-                ReceiveRing.closeUnused(c, preposted);
+                attempt.abandon(c);
                 return;
             }
-            StreamHello peer = StreamHello.decode(c.connectionData().peerPrivateData());
-            if (peer == null) {
-                ReceiveRing.closeUnused(c, preposted);
-                promise.tryFailure(new IOException("the server at " + remote + " is not an RdmaFutures Netty server"
-                        + " (its accept carried no stream hello)"));
-                close(voidPromise());
-                return;
-            }
-            ReceiveRing receives = preposted;
+            ClientConnect.Opened opened;
             try {
-                if (receives == null) {
-                    receives = ReceiveRing.afterConnection(ioHandler.runtime(), settings);
-                }
-                stream = ByteStream.open(ioHandler.runtime(), c, settings, peer, receives, ioHandler.probeSink(),
-                        ioHandler.allocator(), ioHandler.executor(), RdmaSocketChannel.this);
-            } catch (RuntimeException | OutOfMemoryError e) {
-                ReceiveRing.closeUnused(c, receives);
+                opened = attempt.open(c, RdmaSocketChannel.this);
+            } catch (IOException | RuntimeException | OutOfMemoryError e) {
                 promise.tryFailure(ConnectErrors.toNetty(e, remote));
                 close(voidPromise());
                 return;
             }
+            stream = opened.stream();
             connection = c;
-            peerPrivateData = peer.applicationData();
+            peerPrivateData = opened.peer().applicationData();
             local = c.localAddress();
             remote = c.remoteAddress();
             active = true;
