@@ -8,14 +8,16 @@
 #   RECORD=perf: perf record of the whole VM for the whole run, started before the JVM (attaching to a running JVM
 #     takes perf longer than a phase lasts under TCG), then perf report of each window (DEV-PHASE-LABEL.perf.txt), with
 #     the JIT's symbols from the map the JVM writes at its exit.
+# ADDR: the address to serve and call (default: eth0's; 127.0.0.1 runs it on the host). EXTRA: more JVM flags, such as
+# -Dbench.warmUpLimitSeconds=300 for a JIT that settles under perf record.
 # per-thread-cpu.py divides the event loops' ticks by the messages of the round line (DEV-PHASE.bench).
 # Usage: perf-stat-vm.sh JAR NATIVE DEV TRANSPORTS PHASE OUT
 set -u
 JAR=$1; NATIVE=$2; DEV=$3; T=$4; PHASE=$5; OUT=$6
 SECONDS_=${SECONDS_:-8}; ROUNDS=${ROUNDS:-1}; ROUND=${ROUND:-0}; WINDOW=${WINDOW:-4}; RECORD=${RECORD:-cpu}
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-ADDR=$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)
-FLAGS="--add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Djava.library.path=$NATIVE -Dbench.device=$DEV -Dbench.address=$ADDR"
+ADDR=${ADDR:-$(ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1)}
+FLAGS="${EXTRA:-} --add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Djava.library.path=$NATIVE -Dbench.device=$DEV -Dbench.address=$ADDR"
 LOG=$OUT/$DEV-$PHASE
 if [ "$RECORD" = perf ]; then
   FLAGS="$FLAGS -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
