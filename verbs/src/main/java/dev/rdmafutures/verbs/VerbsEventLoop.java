@@ -15,7 +15,6 @@ import dev.rdmafutures.spi.ConnectionEvents;
 import dev.rdmafutures.spi.EventLoop;
 import dev.rdmafutures.spi.ListenEvents;
 import dev.rdmafutures.spi.PollerContext;
-import dev.rdmafutures.verbs.NativeLayout.PollFd;
 import dev.rdmafutures.verbs.jni.NativeVerbs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,28 +23,26 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One poller's CM event channels (its own and those of the listeners it serves), the device's asynchronous events
  * ({@link DeviceEvents}), the completion channel its CQs report to, and an eventfd for wake-ups, all waited on with
- * one {@code poll(2)}. Its connections share a few CQs ({@link CompletionQueues}), so a duty cycle's cost does not
- * grow with the number of connections. Confined to the poller thread but {@link #wakeup()}.
+ * one {@code poll(2)} ({@link PollSet}). Its connections share a few CQs ({@link CompletionQueues}), so a duty cycle's
+ * cost does not grow with the number of connections; a listener's requests are dealt over the device's loops
+ * ({@link RequestDealing}). Confined to the poller thread but {@link #wakeup()}.
  */
 final class VerbsEventLoop implements EventLoop {
     /** In spin modes CM channels and device events are checked every this many polls; a blocking wait always. */
     private static final int EVENT_CHECK_INTERVAL = 64;
     /** CQ events read per call: one per CQ that fired, and a loop has few CQs. */
     private static final int FIRED_CAPACITY = 16;
-    private static final Logger LOG = LoggerFactory.getLogger(VerbsEventLoop.class);
 
     private final VerbsDevice device;
     private final PollerContext poller;
     private final RdmaEventChannel ownChannel;
     /** The native handle of {@link #ownChannel}, where other loops move the connect requests they deal to this one. */
     private final long ownChannelHandle;
-    private final List<Channel> channels = new ArrayList<>();
+    private final List<CmEventChannel> channels = new ArrayList<>();
     private final IbvCompChannel compChannel;
     private final long compChannelHandle;
     private final int wakeupFd;
@@ -69,8 +66,7 @@ final class VerbsEventLoop implements EventLoop {
     private boolean cmEventsReady;
     /** Whether the last gather found device events ready. */
     private boolean deviceEventsReady;
-    private ByteBuffer pollFds;
-    private long pollFdsAddress;
+    private final PollSet pollSet;
     private int pollsSinceEventCheck;
     private boolean eventsReady = true;
     private boolean closed;
@@ -85,7 +81,7 @@ final class VerbsEventLoop implements EventLoop {
         try {
             this.ownChannel = device.cm().createEventChannel();
             this.ownChannelHandle = ((NatObject) ownChannel).getObjId();
-            channels.add(new Channel(ownChannel, null));
+            channels.add(new CmEventChannel(ownChannel, null));
             this.compChannel = device.context().createCompChannel();
             this.compChannelHandle = ((NatObject) compChannel).getObjId();
         } catch (IOException e) {
@@ -98,6 +94,7 @@ final class VerbsEventLoop implements EventLoop {
         this.wakeupFd = fd;
         this.completionQueues = new CompletionQueues(this, compChannel, device.maxCompletionQueueEntries());
         this.deviceEvents = DeviceEvents.subscribe(device, this);
+        this.pollSet = new PollSet(NativeVerbs.compChannelFd(compChannelHandle), wakeupFd);
         rebuildPollSet();
     }
 
@@ -122,6 +119,16 @@ final class VerbsEventLoop implements EventLoop {
         return ownChannel;
     }
 
+    /** The native handle of {@link #ownChannel()}, where other loops move the requests they deal to this one. */
+    long ownChannelHandle() {
+        return ownChannelHandle;
+    }
+
+    /** Whether this loop has closed; on its thread. */
+    boolean isClosed() {
+        return closed;
+    }
+
     boolean execute(Runnable command) {
         return poller.execute(command);
     }
@@ -137,24 +144,12 @@ final class VerbsEventLoop implements EventLoop {
         return rc < 0 ? 0 : Byte.toUnsignedInt(cmIdInfo.get(NativeLayout.CmIdInfo.PORT_NUMBER));
     }
 
-    /** Poll set slots: the CM channels, then the device's async fd, the completion channel, the wake-up. */
-    private int asyncSlot() {
-        return channels.size();
-    }
-
     private void rebuildPollSet() {
-        int count = channels.size() + 3;
-        pollFds = direct(count * PollFd.SIZE);
-        pollFdsAddress = MemoryUtils.getAddress(pollFds);
-        for (int i = 0; i < channels.size(); i++) {
-            pollFds.putInt(i * PollFd.SIZE + PollFd.FD, channels.get(i).fd);
+        int[] fds = new int[channels.size()];
+        for (int i = 0; i < fds.length; i++) {
+            fds[i] = channels.get(i).fd;
         }
-        pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd());
-        pollFds.putInt((asyncSlot() + 1) * PollFd.SIZE + PollFd.FD, NativeVerbs.compChannelFd(compChannelHandle));
-        pollFds.putInt((asyncSlot() + 2) * PollFd.SIZE + PollFd.FD, wakeupFd);
-        for (int i = 0; i < count; i++) {
-            pollFds.putShort(i * PollFd.SIZE + PollFd.EVENTS, PollFd.POLLIN);
-        }
+        pollSet.rebuild(fds, deviceEvents.fd());
     }
 
     /**
@@ -173,10 +168,10 @@ final class VerbsEventLoop implements EventLoop {
         if (eventsReady || ++pollsSinceEventCheck >= EVENT_CHECK_INTERVAL) {
             pollsSinceEventCheck = 0;
             eventsReady = false;
-            if (NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 1, 0) > 0) {
+            if (pollSet.pollEventsNow()) {
                 cmEventsReady = true;
                 idsDestroyedAtGather = idsDestroyed;
-                deviceEventsReady = pollFds.getShort(asyncSlot() * PollFd.SIZE + PollFd.REVENTS) != 0;
+                deviceEventsReady = pollSet.deviceEventsReady();
                 ready++;
             }
         }
@@ -206,7 +201,7 @@ final class VerbsEventLoop implements EventLoop {
         // After the completions: those that came before a port or QP failed keep their own outcome.
         if (deviceEventsReady && !closed) {
             work += deviceEvents.drain(this);
-            pollFds.putInt(asyncSlot() * PollFd.SIZE + PollFd.FD, deviceEvents.fd()); // -1 once it failed
+            pollSet.deviceEventsFd(deviceEvents.fd()); // -1 once it failed
         }
         cmEventsReady = false;
         deviceEventsReady = false;
@@ -248,14 +243,14 @@ final class VerbsEventLoop implements EventLoop {
      * event seen may be gone: the channel is left to the next gather.
      */
     private int readCmEvent(int slot) {
-        if (pollFds.getShort(slot * PollFd.SIZE + PollFd.REVENTS) == 0) {
+        if (!pollSet.cmChannelReady(slot)) {
             return 0;
         }
         eventsReady = true;
         if (idsDestroyed != idsDestroyedAtGather) {
             return 0;
         }
-        Channel channel = channels.get(slot);
+        CmEventChannel channel = channels.get(slot);
         int type = NativeVerbs.getCmEvent(channel.handle, eventInfoAddress, 0);
         if (type < 0) {
             return 0;
@@ -264,11 +259,11 @@ final class VerbsEventLoop implements EventLoop {
         return 1;
     }
 
-    private void dispatch(int type, Channel channel) {
+    private void dispatch(int type, CmEventChannel channel) {
         try {
             if (type == CmEvent.CONNECT_REQUEST) {
-                if (channel.listener != null) {
-                    onConnectRequest(channel.listener, channel.events);
+                if (channel.listener() != null) {
+                    RequestDealing.onConnectRequest(this, channel.listener(), channel.events, event);
                 } else {
                     VerbsDevice.destroyQuietly(device.wrapRequestId(event.id(), channel.channel));
                 }
@@ -280,60 +275,6 @@ final class VerbsEventLoop implements EventLoop {
             }
         } catch (IOException | RuntimeException e) {
             poller.recordError("verbs CM event " + event, e);
-        }
-    }
-
-    /**
-     * A connect request on a listener this loop serves. The device deals requests to its loops in turn, so that one
-     * listener's connections spread over every poller: the chosen loop moves the request's id to its own channel,
-     * where the id's later events arrive, and makes the connection, whose QP goes on its completion queue. A loop
-     * whose poller was stopped takes none: this one does.
-     */
-    private void onConnectRequest(VerbsListener listener, ListenEvents events) throws IOException {
-        VerbsEventLoop target = device.nextRequestLoop();
-        if (target != null && target != this) {
-            CmEvent request = event.copy(); // this loop's record moves on with its next event
-            if (target.execute(() -> target.takeRequest(this, listener, events, request))) {
-                return;
-            }
-        }
-        PassiveHandshake.onConnectRequest(this, listener, events, event, listener.channel());
-    }
-
-    /**
-     * A connect request {@code origin} dealt to this loop, its id still on the listener's channel; see
-     * {@link #onConnectRequest}. If this loop closed meanwhile, or the id cannot move, the request goes back to
-     * {@code origin}; if that loop closed too, nobody answers it.
-     */
-    private void takeRequest(VerbsEventLoop origin, VerbsListener listener, ListenEvents events, CmEvent request) {
-        try {
-            int rc = closed ? -1 : listener.moveRequest(request.id(), ownChannelHandle);
-            if (rc == 0) {
-                PassiveHandshake.onConnectRequest(this, listener, events, request, ownChannel);
-                return;
-            }
-            if (!closed) {
-                LOG.debug("moving the connect request {} to another loop failed (errno {}); its listener's loop "
-                        + "takes it", request, -rc);
-            }
-            if (!origin.execute(() -> origin.takeBack(listener, events, request))) {
-                listener.destroyRequest(device, request.id());
-            }
-        } catch (IOException | RuntimeException e) {
-            poller.recordError("verbs CM event " + request, e);
-        }
-    }
-
-    /** A request dealt to another loop that did not take it: this, the listener's loop, answers it. */
-    private void takeBack(VerbsListener listener, ListenEvents events, CmEvent request) {
-        try {
-            if (closed) { // run by this loop's close, which destroyed the listener's channel and the id with it
-                listener.destroyRequest(device, request.id());
-                return;
-            }
-            PassiveHandshake.onConnectRequest(this, listener, events, request, listener.channel());
-        } catch (IOException | RuntimeException e) {
-            poller.recordError("verbs CM event " + request, e);
         }
     }
 
@@ -351,19 +292,16 @@ final class VerbsEventLoop implements EventLoop {
             return;
         }
         int timeoutMs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, maxNanos / 1_000_000));
-        int ready = NativeVerbs.pollFds(pollFdsAddress, asyncSlot() + 3, timeoutMs);
-        if (ready <= 0) {
+        if (pollSet.pollAll(timeoutMs) <= 0) {
             return;
         }
-        for (int i = 0; i <= asyncSlot(); i++) {
-            if (pollFds.getShort(i * PollFd.SIZE + PollFd.REVENTS) != 0) {
-                eventsReady = true;
-            }
+        if (pollSet.anyEventReady()) {
+            eventsReady = true;
         }
-        if (pollFds.getShort((asyncSlot() + 1) * PollFd.SIZE + PollFd.REVENTS) != 0) {
+        if (pollSet.completionChannelReady()) {
             readCqEvents();
         }
-        if (pollFds.getShort((asyncSlot() + 2) * PollFd.SIZE + PollFd.REVENTS) != 0) {
+        if (pollSet.wakeupReady()) {
             NativeVerbs.drainWakeup(wakeupFd);
         }
     }
@@ -420,7 +358,7 @@ final class VerbsEventLoop implements EventLoop {
             return;
         }
         if (listener.attach(this)) {
-            channels.add(new Channel(listener.channel(), listener, events));
+            channels.add(new CmEventChannel(listener.channel(), listener, events));
             rebuildPollSet();
             eventsReady = true;
         }
@@ -443,8 +381,8 @@ final class VerbsEventLoop implements EventLoop {
     /** Destroys a closed listener's id and channel; requests it spawned stay with their connections. */
     void stopListening(VerbsListener listener) {
         for (int i = 0; i < channels.size(); i++) {
-            if (channels.get(i).listener == listener) {
-                channels.get(i).listener = null; // its spawned ids may still report here
+            if (channels.get(i).listener() == listener) {
+                channels.get(i).stopListening();
             }
         }
         idsDestroyed++;
@@ -467,9 +405,9 @@ final class VerbsEventLoop implements EventLoop {
         }
         connectionsById.clear();
         flush(); // what remains is shared receive queues': their receives outlive this loop's connections
-        for (Channel channel : channels) {
-            if (channel.listener != null) {
-                VerbsDevice.destroyQuietly(channel.listener.id());
+        for (CmEventChannel channel : channels) {
+            if (channel.listener() != null) {
+                VerbsDevice.destroyQuietly(channel.listener().id());
             }
         }
         completionQueues.close(); // after every connection destroyed its QP
@@ -478,7 +416,7 @@ final class VerbsEventLoop implements EventLoop {
         } catch (IOException e) {
             poller.recordError("destroy completion channel", e);
         }
-        for (Channel channel : channels) {
+        for (CmEventChannel channel : channels) {
             if (channel.of != null) {
                 channel.of.destroyChannel(); // in turn with another loop's move of a request still on it
             } else {
@@ -488,31 +426,6 @@ final class VerbsEventLoop implements EventLoop {
         synchronized (wakeupLock) {
             wakeupClosed = true;
             NativeVerbs.closeFd(wakeupFd);
-        }
-    }
-
-    /** A CM event channel this loop reads, and the listener whose requests arrive on it (null: our own). */
-    private static final class Channel {
-        final RdmaEventChannel channel;
-        final long handle;
-        final int fd;
-        /** The listener until it stops listening; null: our own channel, or a stopped listener's. */
-        VerbsListener listener;
-        /** The listener whose channel this is, stopped or not; null for our own. */
-        final VerbsListener of;
-        final ListenEvents events;
-
-        Channel(RdmaEventChannel channel, VerbsListener listener) {
-            this(channel, listener, null);
-        }
-
-        Channel(RdmaEventChannel channel, VerbsListener listener, ListenEvents events) {
-            this.channel = channel;
-            this.handle = ((NatObject) channel).getObjId();
-            this.fd = NativeVerbs.eventChannelFd(handle);
-            this.listener = listener;
-            this.of = listener;
-            this.events = events;
         }
     }
 
