@@ -17,16 +17,16 @@ import java.util.concurrent.CompletableFuture;
  * opened. Whatever the outcome, each way out releases what the attempt registered. On the channel's event loop.
  */
 final class ClientConnect {
-    private final RdmaIoHandler loop;
+    private final RdmaIoHandler handler;
     private final StreamSettings settings;
     private final InetSocketAddress remote;
     /** The receives posted before connecting; null: they are posted on the connection once it is up. */
     private final ReceiveRing preposted;
     private final CompletableFuture<RdmaConnection> connection;
 
-    private ClientConnect(RdmaIoHandler loop, StreamSettings settings, InetSocketAddress remote, ReceiveRing preposted,
-                          CompletableFuture<RdmaConnection> connection) {
-        this.loop = loop;
+    private ClientConnect(RdmaIoHandler handler, StreamSettings settings, InetSocketAddress remote,
+                          ReceiveRing preposted, CompletableFuture<RdmaConnection> connection) {
+        this.handler = handler;
         this.settings = settings;
         this.remote = remote;
         this.preposted = preposted;
@@ -34,7 +34,7 @@ final class ClientConnect {
     }
 
     /**
-     * Starts connecting to {@code remote} with {@code options}.
+     * Starts connecting to {@code remote} with {@code options}, from the runtime of {@code handler}'s loop.
      *
      * @param connectTimeoutMillis the channel's {@code CONNECT_TIMEOUT_MILLIS}; 0: the runtime's connect deadline
      * @param from                 the local address to connect from; null: the runtime picks it
@@ -42,16 +42,16 @@ final class ClientConnect {
      *                          {@link dev.rdmafutures.RdmaException}, an {@link IllegalArgumentException}); nothing is
      *                          left registered
      */
-    static ClientConnect start(RdmaIoHandler loop, RdmaOptions options, int connectTimeoutMillis,
+    static ClientConnect start(RdmaIoHandler handler, RdmaOptions options, int connectTimeoutMillis,
                                InetSocketAddress remote, InetSocketAddress from) {
-        RdmaRuntime runtime = loop.runtime();
+        RdmaRuntime runtime = handler.runtime();
         StreamSettings settings = options.stream().cappedTo(runtime.adapterInfo());
         ReceiveRing receives = ReceiveRing.postsBeforeConnection(runtime.adapterInfo(), options, settings)
                 ? ReceiveRing.beforeConnection(runtime, settings) : null;
         try {
             ConnectBuilder builder = runtime.connector().connect(remote)
                     .withQueueDepths(settings.initiatorDepth(runtime.adapterInfo()), settings.receiveDepth())
-                    .withPrivateData(StreamHello.encode(settings, loop.probeTarget(), options.privateData()));
+                    .withPrivateData(StreamHello.encode(settings, handler.probeTarget(), options.privateData()));
             ReadLimits limits = options.readLimits();
             if (limits != null) {
                 builder.withReadLimits(limits.inbound(), limits.outbound());
@@ -65,7 +65,7 @@ final class ClientConnect {
             if (from != null) {
                 builder.from(from);
             }
-            return new ClientConnect(loop, settings, remote, receives, builder.start());
+            return new ClientConnect(handler, settings, remote, receives, builder.start());
         } catch (RuntimeException e) {
             if (receives != null) {
                 receives.release();
@@ -96,8 +96,8 @@ final class ClientConnect {
      *
      * @throws IOException      when the server sent no stream hello: it is no RdmaFutures Netty server
      * @throws RuntimeException when the stream's buffers cannot be registered or its receives posted
-     *                          ({@link dev.rdmafutures.RdmaException}); in both cases {@code c} is closed and its
-     *                          receives released
+     *                          ({@link dev.rdmafutures.RdmaException}), as {@link OutOfMemoryError} does when their
+     *                          memory cannot be had; in each case {@code c} is closed and its receives released
      */
     Opened open(RdmaConnection c, ByteStream.Events events) throws IOException {
         StreamHello peer = StreamHello.decode(c.connectionData().peerPrivateData());
@@ -109,10 +109,10 @@ final class ClientConnect {
         ReceiveRing receives = preposted;
         try {
             if (receives == null) {
-                receives = ReceiveRing.afterConnection(loop.runtime(), settings);
+                receives = ReceiveRing.afterConnection(handler.runtime(), settings);
             }
-            ByteStream stream = ByteStream.open(loop.runtime(), c, settings, peer, receives, loop.probeSink(),
-                    loop.allocator(), loop.executor(), events);
+            ByteStream stream = ByteStream.open(handler.runtime(), c, settings, peer, receives, handler.probeSink(),
+                    handler.allocator(), handler.executor(), events);
             return new Opened(stream, peer);
         } catch (RuntimeException | OutOfMemoryError e) {
             ReceiveRing.closeUnused(c, receives);

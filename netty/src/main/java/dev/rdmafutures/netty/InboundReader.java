@@ -46,7 +46,7 @@ final class InboundReader {
         }
     }
 
-    /** Auto-read was turned off: no read is pending any more. */
+    /** Auto-read was turned off: no read is pending any more. The channel calls it on its loop. */
     void clearReadPending() {
         readPending = false;
     }

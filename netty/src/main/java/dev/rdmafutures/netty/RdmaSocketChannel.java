@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * the {@link IOException} of its {@code transferTo}.
  *
  * <p>This class is the channel's contract and its write side; the read side is {@link InboundReader}, a client's
- * connect {@link ClientConnect}, the wire protocol {@link ByteStream}.
+ * connect {@link ClientConnect}, the wire protocol {@link ByteStream}. It stays past 400 lines: what Netty's
+ * {@code AbstractChannel}, {@code SocketChannel} and {@code DuplexChannel} ask of a channel must be on the class.
  */
 public final class RdmaSocketChannel extends AbstractChannel implements SocketChannel, ByteStream.Events {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaSocketChannel.class);
@@ -253,8 +254,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
     }
 
+    /** Auto-read was turned off, on any thread: the read pending is dropped on the channel's loop, as NIO does. */
     void clearReadPending() {
-        reader.clearReadPending();
+        if (isRegistered() && !eventLoop().inEventLoop()) {
+            eventLoop().execute(reader::clearReadPending);
+        } else {
+            reader.clearReadPending();
+        }
     }
 
     @Override
