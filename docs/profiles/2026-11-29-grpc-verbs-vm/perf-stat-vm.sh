@@ -1,6 +1,6 @@
 #!/bin/bash
-# In the RDMA VM: what one measured phase of GrpcBench costs, per thread. Runs GrpcBench TRANSPORTS (at eth0's
-# address, ROUNDS rounds of SECONDS_ s, one JVM) and, once round ROUND's PHASE (unary or stream) of each transport is
+# In the RDMA VM: what one measured phase of GrpcBench costs, per thread. Runs GrpcBench TRANSPORTS (at ADDR,
+# ROUNDS rounds of SECONDS_ s, one JVM) and, once round ROUND's PHASE (unary or stream) of each transport is
 # announced, takes a window of WINDOW s that starts a second later:
 #   RECORD=cpu (default): the process's, each thread's and the machine's CPU ticks at the window's ends (DEV-PHASE.times);
 #   RECORD=stat: perf stat --per-thread of the system calls (DEV-PHASE-LABEL.perf);
