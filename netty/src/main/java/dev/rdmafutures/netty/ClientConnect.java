@@ -39,8 +39,8 @@ final class ClientConnect {
      * @param connectTimeoutMillis the channel's {@code CONNECT_TIMEOUT_MILLIS}; 0: the runtime's connect deadline
      * @param from                 the local address to connect from; null: the runtime picks it
      * @throws RuntimeException what the runtime throws when the connect cannot start (an
-     *                          {@link dev.rdmafutures.RdmaException}, an {@link IllegalArgumentException}); nothing is
-     *                          left registered
+     *                          {@link dev.rdmafutures.RdmaException}, an {@link IllegalArgumentException}), as
+     *                          {@link OutOfMemoryError} does when memory runs out; nothing is left registered
      */
     static ClientConnect start(RdmaIoHandler handler, RdmaOptions options, int connectTimeoutMillis,
                                InetSocketAddress remote, InetSocketAddress from) {
@@ -66,7 +66,7 @@ final class ClientConnect {
                 builder.from(from);
             }
             return new ClientConnect(handler, settings, remote, receives, builder.start());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             if (receives != null) {
                 receives.release();
             }

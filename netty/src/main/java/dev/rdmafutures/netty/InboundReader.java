@@ -15,7 +15,8 @@ import java.io.IOException;
  * many as it continues for, then {@code channelReadComplete}), returns the credits that frees, and turns the peer's
  * FIN, the peer's departure and a local {@code shutdownInput} into what a socket's reader would see.
  *
- * <p>Confined to the channel's event loop, except {@link #isInputShutdown()}.
+ * <p>Confined to the channel's event loop, except {@link #isInputShutdown()}, and {@link #clearReadPending()} while the
+ * channel is on no loop.
  */
 final class InboundReader {
     private final RdmaSocketChannel channel;
@@ -46,7 +47,7 @@ final class InboundReader {
         }
     }
 
-    /** Auto-read was turned off: no read is pending any more. The channel calls it on its loop. */
+    /** Auto-read was turned off: no read is pending any more. On the channel's loop, or while it is on none. */
     void clearReadPending() {
         readPending = false;
     }

@@ -254,7 +254,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
     }
 
-    /** Auto-read was turned off, on any thread: the read pending is dropped on the channel's loop, as NIO does. */
+    /**
+     * Auto-read was turned off, on any thread: a registered channel drops its pending read on its loop, as NIO does;
+     * one on no loop (before its registration, after its deregistration) drops it here, where no loop reads it.
+     */
     void clearReadPending() {
         if (isRegistered() && !eventLoop().inEventLoop()) {
             eventLoop().execute(reader::clearReadPending);
@@ -461,7 +464,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 SocketAddress from = localAddress != null ? localAddress : local;
                 attempt = ClientConnect.start(ioHandler, config.rdma(), config.getConnectTimeoutMillis(),
                         (InetSocketAddress) remoteAddress, (InetSocketAddress) from);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | OutOfMemoryError e) {
                 promise.tryFailure(ConnectErrors.toNetty(e, remoteAddress));
                 closeIfClosed();
                 return;

@@ -16,11 +16,12 @@ final class CmEventChannel {
     /** The listener until it stops listening; null: the loop's own channel, or a stopped listener's. */
     private VerbsListener listener;
     /** The listener whose channel this is, stopped or not; null for the loop's own. */
-    final VerbsListener of;
+    final VerbsListener owner;
     final ListenEvents events;
 
-    CmEventChannel(RdmaEventChannel channel, VerbsListener listener) {
-        this(channel, listener, null);
+    /** The loop's own channel, where the CM events of its connections' ids arrive. */
+    CmEventChannel(RdmaEventChannel own) {
+        this(own, null, null);
     }
 
     CmEventChannel(RdmaEventChannel channel, VerbsListener listener, ListenEvents events) {
@@ -28,7 +29,7 @@ final class CmEventChannel {
         this.handle = ((NatObject) channel).getObjId();
         this.fd = NativeVerbs.eventChannelFd(handle);
         this.listener = listener;
-        this.of = listener;
+        this.owner = listener;
         this.events = events;
     }
 

@@ -81,7 +81,7 @@ final class VerbsEventLoop implements EventLoop {
         try {
             this.ownChannel = device.cm().createEventChannel();
             this.ownChannelHandle = ((NatObject) ownChannel).getObjId();
-            channels.add(new CmEventChannel(ownChannel, null));
+            channels.add(new CmEventChannel(ownChannel));
             this.compChannel = device.context().createCompChannel();
             this.compChannelHandle = ((NatObject) compChannel).getObjId();
         } catch (IOException e) {
@@ -417,8 +417,8 @@ final class VerbsEventLoop implements EventLoop {
             poller.recordError("destroy completion channel", e);
         }
         for (CmEventChannel channel : channels) {
-            if (channel.of != null) {
-                channel.of.destroyChannel(); // in turn with another loop's move of a request still on it
+            if (channel.owner != null) {
+                channel.owner.destroyChannel(); // in turn with another loop's move of a request still on it
             } else {
                 VerbsDevice.destroyQuietly(channel.channel);
             }
